@@ -1,0 +1,75 @@
+"""Typed records at the ingest boundary: what readers, cleaning and sectioning hand on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class IngestError(Exception):
+    """A document could not be read; the message names the file and the reason."""
+
+    def __init__(self, path: str, reason: str):
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    """One corpus document as the manifest describes it."""
+
+    id: str
+    path: str
+    title: str
+    kind: str  # "ordinance" | "codified chapter"
+    date: str  # ISO date that orders documents in time
+    status: str = ""
+    source: str = ""
+    short_title: str = ""
+    chapter: str = ""  # for a codified chapter, e.g. "17.20"
+
+
+@dataclass(frozen=True)
+class Page:
+    """Text of one page as read from the file (a .txt file is one page unless it holds form feeds)."""
+
+    number: int  # 1-based
+    text: str
+
+
+@dataclass(frozen=True)
+class Line:
+    """A cleaned line of a document, remembering the page it came from."""
+
+    page: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Section:
+    """A code section (``17.44.050``) or an ordinance section (``002:SECTION-17``) of one document."""
+
+    id: str
+    title: str
+    chapter: str  # "17.44"; "" for ordinance-only sections
+    document: str  # manifest id
+    date: str  # the document's date
+    text: str
+    start: int  # character offsets into the document's cleaned text
+    end: int
+    pages: tuple[int, ...]
+    excerpt: bool = False  # the document marks the text "(excerpt)": only part of the section
+    ordinance_section: str = ""  # e.g. "SECTION 10" when the text comes from an ordinance
+    kind: str = "code"  # "code" | "ordinance"
+
+    @property
+    def chars(self) -> int:
+        return len(self.text)
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """Sections from the files that could be read, and one error per file that could not."""
+
+    sections: tuple[Section, ...]
+    errors: tuple[IngestError, ...] = field(default_factory=tuple)
