@@ -43,6 +43,8 @@ class Line:
 
     page: int
     text: str
+    heads: tuple[str, ...] = ()  # running-head section numbers printed at this page break
+    page_break: bool = False  # a marker where page furniture was removed; text is empty
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,84 @@
+"""``python -m ingest [PATH ...] [--json]`` lists sections; ``python -m ingest tables`` lists table cells."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import ingest_paths, load_corpus
+from .types import IngestError, IngestResult, Section
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["tables"]:
+        from .tables.cli import main as tables_main
+
+        return tables_main(argv[1:])
+    parser = argparse.ArgumentParser(
+        prog="python -m ingest",
+        description="Split ordinance and code documents (.txt, .pdf) into sections. "
+        "Without PATH: the bundled corpus. Subcommand: 'tables' for table cells.",
+    )
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="documents to ingest (.txt or .pdf)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per section")
+    args = parser.parse_args(argv)
+    try:
+        result = ingest_paths(args.paths) if args.paths else load_corpus()
+    except IngestError as error:  # a broken manifest: say what, not a traceback
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    try:
+        _print(result, as_json=args.json)
+    except BrokenPipeError:  # output piped into `head`: not an error
+        sys.stderr.close()
+        return 0
+    for error in result.errors:
+        print(f"error: {error}", file=sys.stderr)
+    return 1 if result.errors else 0
+
+
+def section_record(section: Section) -> dict:
+    return {
+        "section": section.id,
+        "title": section.title,
+        "chapter": section.chapter,
+        "document": section.document,
+        "date": section.date,
+        "chars": section.chars,
+        "pages": list(section.pages),
+        "start": section.start,
+        "end": section.end,
+        "excerpt": section.excerpt,
+        "ordinance_section": section.ordinance_section,
+        "kind": section.kind,
+    }
+
+
+def _print(result: IngestResult, as_json: bool) -> None:
+    out = sys.stdout
+    if as_json:
+        for section in result.sections:
+            out.write(json.dumps(section_record(section), ensure_ascii=False) + "\n")
+        return
+    out.write(f"{'document':<9} {'date':<10} {'section':<16} {'chars':>6} {'pages':<9} title\n")
+    for section in result.sections:
+        pages = _page_range(section.pages)
+        flag = " (excerpt)" if section.excerpt else ""
+        out.write(
+            f"{section.document:<9} {section.date:<10} {section.id:<16} {section.chars:>6} "
+            f"{pages:<9} {section.title[:70]}{flag}\n"
+        )
+    documents = len({section.document for section in result.sections})
+    out.write(f"{len(result.sections)} sections from {documents} documents\n")
+
+
+def _page_range(pages: tuple[int, ...]) -> str:
+    if not pages:
+        return ""
+    return str(pages[0]) if pages[0] == pages[-1] else f"{pages[0]}-{pages[-1]}"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""The corpus manifest: which documents a corpus holds, their dates and kinds."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from .types import DocumentInfo, IngestError
+
+MANIFEST_NAME = "manifest.json"
+REQUIRED_FIELDS = ("id", "file", "title", "kind", "date")
+KINDS = ("ordinance", "codified chapter")
+
+
+def default_corpus_dir() -> Path:
+    """The bundled Cotati corpus, unless ``COTATI_CORPUS_DIR`` points elsewhere."""
+    override = os.environ.get("COTATI_CORPUS_DIR")
+    if override:
+        return Path(override)
+    return Path(__file__).resolve().parent.parent / "corpus" / "cotati"
+
+
+def load_manifest(corpus_dir: Path) -> tuple[DocumentInfo, ...]:
+    """Documents of a corpus folder, oldest first (the order amendments apply in)."""
+    path = Path(corpus_dir) / MANIFEST_NAME
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise IngestError(str(path), "no manifest.json in the corpus folder") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise IngestError(str(path), f"manifest is not valid JSON ({exc})") from None
+    entries = data.get("documents") if isinstance(data, dict) else None
+    if not isinstance(entries, list) or not entries:
+        raise IngestError(str(path), "manifest has no 'documents' list")
+    documents = [_document(path, entry, Path(corpus_dir)) for entry in entries]
+    ids = [doc.id for doc in documents]
+    if len(set(ids)) != len(ids):
+        raise IngestError(str(path), "manifest repeats a document id")
+    return tuple(sorted(documents, key=lambda doc: (doc.date, doc.id)))
+
+
+def _document(manifest_path: Path, entry: object, corpus_dir: Path) -> DocumentInfo:
+    if not isinstance(entry, dict):
+        raise IngestError(str(manifest_path), "a manifest entry is not an object")
+    missing = [name for name in REQUIRED_FIELDS if not entry.get(name)]
+    if missing:
+        raise IngestError(str(manifest_path), f"entry {entry.get('id', '?')!r} lacks {', '.join(missing)}")
+    if entry["kind"] not in KINDS:
+        raise IngestError(str(manifest_path), f"entry {entry['id']!r} has unknown kind {entry['kind']!r}")
+    return DocumentInfo(
+        id=str(entry["id"]),
+        path=str(corpus_dir / entry["file"]),
+        title=entry["title"],
+        kind=entry["kind"],
+        date=entry["date"],
+        status=entry.get("status", ""),
+        source=entry.get("source", ""),
+        short_title=entry.get("short_title", ""),
+        chapter=entry.get("chapter", ""),
+    )
