@@ -32,7 +32,6 @@ CHARACTER_FIXES = (
 ACUTE_POSSESSIVE = re.compile(r"(?<=\w) ís\b")
 
 MIN_REPEAT_CHARS = 40  # shorter lines repeat legitimately (table cells, "A. Purpose.")
-RARE_TOKEN = 10  # a fragment like "Agreem" is rare; real neighbours like "set"/"back" are not
 SENTENCE_END = (".", ":", ";", ")", "!", "?")
 
 
@@ -136,8 +135,8 @@ def join_split_words(text: str, vocabulary: Vocabulary, longest: int = 4) -> str
     """Re-join words that extraction split with spaces ("Perm it", "Com m ission").
 
     Within each run of space-separated alphabetic tokens, pieces are joined when the joined
-    word occurs elsewhere in the corpus and every piece looks like a fragment: a token rarer
-    than the joined word, or a rare token. A run holding a lone lower-case letter is damaged
+    word occurs elsewhere in the corpus and every piece is rarer than it in undamaged lines
+    ("Perm"+"it" but not "set"+"back"). A run holding a lone lower-case letter is damaged
     for certain: there the letter joins its neighbours when that makes a corpus word or the
     stem of one ("Recom m end" from "recommendation"), and a left neighbour joins only if it
     is itself a fragment (never "the m atter" into "them"). All-capital runs are table cells.
@@ -179,7 +178,7 @@ def _joinable(pieces: list[str], vocabulary: Vocabulary) -> bool:
         if not _lone_letter(first) and vocabulary.undamaged[first.lower()] >= max(target, 1):
             return False
         return target >= 1 or _is_stem(word.lower(), vocabulary.words)
-    return target >= 2 and all(_fragment(piece, target, vocabulary.words) for piece in pieces)
+    return target >= 2 and all(vocabulary.undamaged[piece.lower()] < target for piece in pieces)
 
 
 def _lone_letter(piece: str) -> bool:
@@ -188,11 +187,6 @@ def _lone_letter(piece: str) -> bool:
 
 def _is_stem(word: str, words: Counter) -> bool:
     return len(word) >= 6 and any(other.startswith(word) and other != word for other in words)
-
-
-def _fragment(piece: str, target: int, words: Counter) -> bool:
-    count = words[piece.lower()]
-    return count < target or count <= RARE_TOKEN
 
 
 def merge_broken_paragraphs(lines: Sequence[Line]) -> list[Line]:

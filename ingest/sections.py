@@ -31,6 +31,7 @@ HEADER_TITLE_END = re.compile(
     r"\s+(?:is|are)\s+(?:hereby\s+)?amended\b|,?\s+Tables?\s+\d|,\s*Subsection\b|\s+[A-Z]\.\s", re.IGNORECASE
 )
 FUNCTION_WORDS = frozenset("a an and as at by for from in of on or the to with".split())
+LONG_TITLE_WORDS = 10
 NUMBER_STEP = 10  # Cotati numbers sections 010, 020, 030 ...
 
 
@@ -178,10 +179,10 @@ def parse_heading_title(rest: str) -> tuple[str, bool]:
             break
         text = trimmed
     period = re.search(r"\.(?:\s|$)", text)
-    if period:
-        title = text[: period.start()]
-    else:
-        title = _title_run(text.split())
+    title = text[: period.start()] if period else text
+    if not period or len(title.split()) > LONG_TITLE_WORDS:
+        # No period, or a "title" that reads like a sentence: the heading ran into its text.
+        title = _title_run(title.split()) or title
     if title.isupper():
         title = title.capitalize()
     return title.strip(" ,;:"), excerpt
