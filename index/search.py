@@ -1,0 +1,247 @@
+"""The search API: ``open_index()`` returns a ``Searcher``; ``Searcher.search()`` returns Hits.
+
+Modes: ``bm25`` and ``dense`` are the plain baselines; ``hybrid`` fuses both with reciprocal
+rank fusion (k=60) over an over-fetched candidate list, then puts direct hits first: chunks of a
+section or table the query names by number ("17.44.065", "Table 3-7").
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import dense, store
+from .bm25 import BM25Index
+from .corpus import CorpusLike, as_corpus, corpus_hash, source_fingerprint
+from .fusion import RRF_K, rrf
+from .query import MAX_QUERY_CHARS, Ref, clean_query, refs_in
+from .tokenize import tokenize
+from .types import MODES, Chunk, Hit, IndexStoreError, Progress, QueryError
+
+FETCH_MIN = 50  # candidates taken from each list before fusion (or 5 * k if larger)
+DIRECT_PER_REF = 3  # chunks promoted per named section/table: enough to show it, not to flood
+MAX_K = 1000
+
+
+class Searcher:
+    """A loaded index. Thread-safe for searching; the encoder is loaded on first dense use
+    (or by ``warm()``) and shared by every Searcher in the process."""
+
+    def __init__(self, path: Path, stored: store.Stored, model: str | None, load_seconds: float):
+        self.path = path
+        self.manifest: dict[str, Any] = stored.manifest
+        self.chunks: tuple[Chunk, ...] = stored.chunks
+        self.model = dense.model_setting(model)
+        self.load_seconds = load_seconds  # reading and checking the stored index (no model)
+        self.embed_query_ms: float | None = None  # time of the most recent query embedding
+        self._bm25 = BM25Index(stored.tokens, k1=self.manifest["settings"]["bm25"]["k1"], b=self.manifest["settings"]["bm25"]["b"])
+        self._faiss = stored.faiss
+        self._encoder: dense.Encoder | None = None
+        self._lock = threading.Lock()
+        self._by_section: dict[str, list[int]] = {}
+        self._by_table: dict[str, list[int]] = {}
+        for row, c in enumerate(self.chunks):
+            self._by_section.setdefault(c.section, []).append(row)
+            for t in c.tables:
+                self._by_table.setdefault(t, []).append(row)
+
+    # -- model ---------------------------------------------------------------------------------
+    @property
+    def encoder(self) -> dense.Encoder:
+        with self._lock:
+            if self._encoder is None:
+                enc = dense.get_encoder(self.model)
+                if enc.model_id != self.manifest["settings"]["model"] or enc.dim != self._faiss.d:
+                    raise IndexStoreError(self.path, f"stale: index built with {self.manifest['settings']['model']}, encoder is {enc.model_id}")
+                self._encoder = enc
+            return self._encoder
+
+    def warm(self) -> float:
+        """Load the encoder and embed one query so the first real search is not slow; seconds."""
+        t0 = time.perf_counter()
+        self.embed_query("warm up")
+        return time.perf_counter() - t0
+
+    def embed_query(self, query: str) -> np.ndarray:
+        enc = self.encoder
+        t0 = time.perf_counter()
+        vec = enc.encode([query], batch_size=1)[0]
+        self.embed_query_ms = (time.perf_counter() - t0) * 1000.0
+        return vec
+
+    # -- lookups -------------------------------------------------------------------------------
+    def chunk(self, chunk_id: str) -> Chunk:
+        for c in self.chunks:
+            if c.id == chunk_id:
+                return c
+        raise KeyError(chunk_id)
+
+    def section_chunks(self, section: str, document: str | None = None) -> list[Chunk]:
+        rows = self._by_section.get(section, [])
+        return [self.chunks[r] for r in rows if document is None or self.chunks[r].document == document]
+
+    # -- search --------------------------------------------------------------------------------
+    def search(self, query: str, k: int = 10, mode: str = "hybrid") -> list[Hit]:
+        """Ranked hits for ``query``. Raises QueryError for an unusable query (not a string,
+        empty after removing control characters, longer than MAX_QUERY_CHARS, bad k or mode);
+        returns [] for a query with nothing searchable in it (only stop words or punctuation)."""
+        if not isinstance(query, str):
+            raise QueryError(query, f"must be text, not {type(query).__name__}")
+        if mode not in MODES:
+            raise QueryError(query, f"unknown mode {mode!r} (use one of {', '.join(MODES)})")
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+            raise QueryError(query, f"k must be an integer from 1 to {MAX_K}, got {k!r}")
+        text = clean_query(query)
+        if not text:
+            raise QueryError(query, "empty after removing control characters and spaces")
+        if len(text) > MAX_QUERY_CHARS:
+            raise QueryError(query, f"{len(text)} characters; the limit is {MAX_QUERY_CHARS}")
+        tokens = tokenize(text)
+        refs = refs_in(text)
+        if not tokens and not refs:
+            return []
+        if mode == "bm25":
+            return self._plain(self._bm25.top(tokens, k), "bm25")
+        if mode == "dense":
+            return self._plain(dense.faiss_top(self._faiss, self.embed_query(text), k), "dense")
+        return self._hybrid(text, tokens, refs, k)
+
+    def _plain(self, ranked: list[tuple[int, float]], mode: str) -> list[Hit]:
+        hits = []
+        for rank, (row, score) in enumerate(ranked, 1):
+            comp = {"bm25_rank": rank, "bm25_score": score} if mode == "bm25" else {"dense_rank": rank, "dense_score": score}
+            hits.append(Hit(rank=rank, score=score, chunk=self.chunks[row], mode=mode, **comp))
+        return hits
+
+    def _hybrid(self, text: str, tokens: list[str], refs: tuple[Ref, ...], k: int) -> list[Hit]:
+        fetch = max(FETCH_MIN, 5 * k)
+        lexical = self._bm25.top(tokens, fetch)
+        semantic = dense.faiss_top(self._faiss, self.embed_query(text), fetch)
+        fused = rrf([[r for r, _ in lexical], [r for r, _ in semantic]], k=RRF_K)
+        b_rank = {r: (i, s) for i, (r, s) in enumerate(lexical, 1)}
+        d_rank = {r: (i, s) for i, (r, s) in enumerate(semantic, 1)}
+        fused_score = dict(fused)
+        fused_pos = {r: i for i, (r, _) in enumerate(fused)}
+
+        direct = self._direct_rows(refs, tokens, fused_pos)
+        direct_set = set(direct)
+        order = direct + [r for r, _ in fused if r not in direct_set]
+        hits = []
+        for rank, row in enumerate(order[:k], 1):
+            b = b_rank.get(row)
+            d = d_rank.get(row)
+            hits.append(
+                Hit(
+                    rank=rank,
+                    score=fused_score.get(row, 0.0),
+                    chunk=self.chunks[row],
+                    mode="hybrid",
+                    bm25_rank=b[0] if b else None,
+                    bm25_score=b[1] if b else None,
+                    dense_rank=d[0] if d else None,
+                    dense_score=d[1] if d else None,
+                    direct=row in direct_set,
+                )
+            )
+        return hits
+
+    def _direct_rows(self, refs: tuple[Ref, ...], tokens: list[str], fused_pos: dict[int, int]) -> list[int]:
+        """Rows to put first, up to DIRECT_PER_REF per named section/table, in the order named.
+
+        A bare identifier ("17.44.065") gets the newest document's version first, in part order;
+        an identifier with other words gets its best fused passages first."""
+        if not refs:
+            return []
+        ref_tokens = {r.value for r in refs} | {f"table:{r.value}" for r in refs if r.kind == "table"}
+        bare = all(t in ref_tokens or t == "table" or t == "section" for t in tokens)
+        out: list[int] = []
+        for ref in refs:
+            rows = (self._by_section if ref.kind == "section" else self._by_table).get(ref.value, [])
+            if bare:
+                key = lambda r: (_neg_date(self.chunks[r].date), self.chunks[r].document, self.chunks[r].kind != "section", r)
+            else:
+                key = lambda r: (fused_pos.get(r, len(fused_pos)), _neg_date(self.chunks[r].date), r)
+            picked = [r for r in sorted(rows, key=key) if r not in out][:DIRECT_PER_REF]
+            out.extend(picked)
+        return out
+
+
+def _neg_date(date: str) -> tuple[int, ...]:
+    """Sort key putting newer ISO dates first (undated last)."""
+    digits = [int(p) for p in date.split("-") if p.isdigit()] if date else []
+    return tuple(-d for d in digits) if digits else (1,)
+
+
+_OPEN_LOCK = threading.Lock()
+
+
+def open_index(
+    index_dir: str | os.PathLike[str] | None = None,
+    *,
+    build_if_missing: bool = True,
+    progress: Progress | None = None,
+    model: str | None = None,
+    corpus: CorpusLike | None = None,
+) -> Searcher:
+    """Open the index at ``index_dir`` (default: ``$COTATI_INDEX_DIR`` or ``var/index``).
+
+    The manifest is checked against the current settings (model, libraries, chunker, tokenizer)
+    and corpus (``corpus`` if given, else a fingerprint of the default corpus and ingest code).
+    A missing, stale or damaged index is rebuilt when ``build_if_missing`` is true, otherwise
+    ``IndexStoreError`` says why it cannot be used. Never embeds anything when the index is fresh.
+    """
+    t0 = time.perf_counter()
+    path = store.resolve_index_dir(index_dir)
+    spec = dense.model_setting(model)
+    settings = store.index_settings(spec)
+    given = as_corpus(corpus) if corpus is not None else None
+    expected_hash = corpus_hash(given) if given is not None else ""
+    fingerprint = "" if given is not None else source_fingerprint()
+    with _OPEN_LOCK:
+        check = store.check_index(path, settings, fingerprint=fingerprint, expected_corpus_hash=expected_hash)
+        reason = check.reason
+        if check.ok:
+            try:
+                return Searcher(path, store.load_files(path, check.manifest), spec, time.perf_counter() - t0)
+            except IndexStoreError as e:
+                reason = e.reason
+        if not build_if_missing:
+            raise IndexStoreError(path, f"{reason}; build it with `python -m index build`")
+        if given is None:
+            from .corpus import default_corpus
+
+            given = default_corpus()
+        store.build_index(path, given, dense.get_encoder(spec), settings=settings, fingerprint=fingerprint, progress=progress)
+        check = store.check_index(path, settings, fingerprint=fingerprint, expected_corpus_hash=corpus_hash(given))
+        if not check.ok:
+            raise IndexStoreError(path, f"just built but {check.reason}")
+        return Searcher(path, store.load_files(path, check.manifest), spec, time.perf_counter() - t0)
+
+
+def build(
+    index_dir: str | os.PathLike[str] | None = None,
+    *,
+    progress: Progress | None = None,
+    model: str | None = None,
+    corpus: CorpusLike | None = None,
+) -> dict[str, Any]:
+    """Build (or rebuild) the index unconditionally; returns the manifest."""
+    path = store.resolve_index_dir(index_dir)
+    spec = dense.model_setting(model)
+    given = as_corpus(corpus) if corpus is not None else None
+    fingerprint = "" if given is not None else source_fingerprint()
+    if given is None:
+        if progress:
+            progress("corpus", 0, 1)
+        from .corpus import default_corpus
+
+        given = default_corpus()
+        if progress:
+            progress("corpus", 1, 1)
+    encoder = dense.get_encoder(spec)
+    return store.build_index(path, given, encoder, settings=store.index_settings(spec), fingerprint=fingerprint, progress=progress)

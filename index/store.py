@@ -1,0 +1,338 @@
+"""Persistence: an index directory of plain files plus a manifest that describes it.
+
+Layout (``FORMAT_VERSION`` 1)::
+
+    manifest.json      format version, index key and the settings behind it (model id, library
+                       versions, chunker/tokenizer/BM25 parameters), corpus hash and fingerprint,
+                       counts, and the sha256 of every other file
+    chunks.jsonl       one Chunk per line, sorted by chunk id (row i of every other file)
+    bm25_tokens.json   the BM25 input: one token list per chunk (BM25 statistics are rebuilt from
+                       it at load, which takes milliseconds)
+    dense.faiss        FAISS IndexFlatIP of the L2-normalised chunk embeddings
+
+A build writes everything into a fresh sibling temp directory and renames it into place, so a
+crash mid-build leaves the previous index untouched. Loading checks the manifest first; a missing,
+stale or damaged index is reported with a reason (and rebuilt by ``open_index``), never used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+from . import bm25 as bm25_mod
+from . import chunks as chunks_mod
+from . import dense, tokenize, vocab
+from .corpus import corpus_hash
+from .types import Chunk, CorpusInput, IndexBuildError, IndexStoreError, Progress
+
+FORMAT_VERSION = 1
+INDEX_ENV = "COTATI_INDEX_DIR"
+MANIFEST = "manifest.json"
+CHUNKS = "chunks.jsonl"
+TOKENS = "bm25_tokens.json"
+FAISS = "dense.faiss"
+DATA_FILES = (CHUNKS, TOKENS, FAISS)
+
+
+def default_index_dir() -> Path:
+    """``$COTATI_INDEX_DIR``, else ``var/index`` in the repository (a source checkout), else a
+    per-user cache folder (an installed package has no repository)."""
+    env = os.environ.get(INDEX_ENV)
+    if env:
+        return Path(env).expanduser()
+    repo = Path(__file__).resolve().parent.parent
+    if (repo / "pyproject.toml").is_file():
+        return repo / "var" / "index"
+    return Path.home() / ".cache" / "cotati" / "index"
+
+
+def resolve_index_dir(index_dir: str | os.PathLike[str] | None = None) -> Path:
+    return Path(index_dir).expanduser() if index_dir else default_index_dir()
+
+
+def index_settings(model: str | None = None, max_pieces: int = chunks_mod.MAX_PIECES) -> dict[str, Any]:
+    """Everything that shapes an index except the corpus; any change means a rebuild."""
+    return {
+        "format_version": FORMAT_VERSION,
+        "model": dense.model_id(model),
+        "libraries": dense.library_versions(),
+        "python": f"{sys.version_info.major}.{sys.version_info.minor}",
+        "chunker": {"version": chunks_mod.CHUNKER_VERSION, "max_pieces": max_pieces},
+        "tokenizer": {"version": tokenize.TOKENIZER_VERSION, "vocabulary": vocab.fingerprint()},
+        "bm25": {"k1": bm25_mod.K1, "b": bm25_mod.B, "idf": bm25_mod.IDF_VARIANT},
+    }
+
+
+def settings_key(settings: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class Check:
+    """Result of checking an index directory against what it should be built from."""
+
+    ok: bool
+    reason: str  # "" when ok; else starts with "missing", "stale" or "damaged"
+    manifest: dict[str, Any] | None = None
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    try:
+        manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise IndexStoreError(path, "missing: no manifest.json") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise IndexStoreError(path, f"damaged: manifest.json unreadable ({e})") from None
+    if not isinstance(manifest, dict):
+        raise IndexStoreError(path, "damaged: manifest.json is not an object")
+    return manifest
+
+
+def check_index(
+    path: Path, settings: dict[str, Any], *, fingerprint: str = "", expected_corpus_hash: str = ""
+) -> Check:
+    """Is the index at ``path`` complete, undamaged and built from these settings and this corpus?"""
+    if not path.is_dir():
+        return Check(False, "missing: no index directory")
+    try:
+        manifest = read_manifest(path)
+    except IndexStoreError as e:
+        return Check(False, e.reason)
+    if manifest.get("format_version") != FORMAT_VERSION:
+        return Check(False, f"stale: format version {manifest.get('format_version')!r}, expected {FORMAT_VERSION}")
+    if manifest.get("key") != settings_key(settings):
+        changed = sorted(k for k in settings if manifest.get("settings", {}).get(k) != settings[k])
+        return Check(False, f"stale: settings changed ({', '.join(changed) or 'key'})")
+    corpus = manifest.get("corpus", {})
+    if expected_corpus_hash and corpus.get("hash") != expected_corpus_hash:
+        return Check(False, "stale: corpus content changed")
+    if not expected_corpus_hash and fingerprint and corpus.get("fingerprint") != fingerprint:
+        return Check(False, "stale: corpus files or ingest code changed")
+    files = manifest.get("files", {})
+    for name in DATA_FILES:
+        f = path / name
+        if not f.is_file():
+            return Check(False, f"damaged: {name} missing")
+        if files.get(name) != _sha256(f):
+            return Check(False, f"damaged: {name} checksum mismatch")
+    return Check(True, "", manifest)
+
+
+@dataclass(frozen=True)
+class Stored:
+    """The loaded contents of an index directory."""
+
+    manifest: dict[str, Any]
+    chunks: tuple[Chunk, ...]
+    tokens: tuple[tuple[str, ...], ...]
+    faiss: Any
+
+
+def load_files(path: Path, manifest: dict[str, Any]) -> Stored:
+    """Parse the data files (already checksummed by ``check_index``); any inconsistency is damage."""
+    try:
+        with open(path / CHUNKS, encoding="utf-8") as f:
+            chunk_list = tuple(Chunk.from_dict(json.loads(line)) for line in f if line.strip())
+        tokens = tuple(tuple(t) for t in json.loads((path / TOKENS).read_text(encoding="utf-8")))
+        index = dense.read_faiss(path / FAISS)
+    except Exception as e:  # any parse failure of a stored file means the index cannot be trusted
+        raise IndexStoreError(path, f"damaged: cannot read stored files ({type(e).__name__}: {e})") from e
+    n = manifest.get("counts", {}).get("chunks")
+    if not (len(chunk_list) == len(tokens) == index.ntotal == n):
+        raise IndexStoreError(
+            path, f"damaged: counts disagree (manifest {n}, chunks {len(chunk_list)}, tokens {len(tokens)}, vectors {index.ntotal})"
+        )
+    if any(a.id >= b.id for a, b in zip(chunk_list, chunk_list[1:])):
+        raise IndexStoreError(path, "damaged: chunks are not sorted by id")
+    return Stored(manifest, chunk_list, tokens, index)
+
+
+@contextlib.contextmanager
+def build_lock(path: Path) -> Iterator[None]:
+    """One build at a time per index directory (another process waits, then finds it fresh)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.parent / f".{path.name}.lock", "a+") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _clean_leftovers(path: Path) -> None:
+    """Remove temp/old directories left by builds that crashed (we hold the lock: none is live)."""
+    for d in path.parent.glob(f".{path.name}.tmp-*"):
+        shutil.rmtree(d, ignore_errors=True)
+    for d in path.parent.glob(f".{path.name}.old-*"):
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def _reusable_vectors(path: Path, model: str) -> dict[str, np.ndarray]:
+    """embed_text -> vector from the previous index, if it is intact and made by the same model
+    (a corpus or code change then re-embeds only the chunks whose text changed)."""
+    try:
+        manifest = read_manifest(path)
+        if manifest.get("format_version") != FORMAT_VERSION or manifest.get("settings", {}).get("model") != model:
+            return {}
+        if manifest.get("settings", {}).get("libraries") != dense.library_versions():
+            return {}
+        if any(manifest.get("files", {}).get(n) != _sha256(path / n) for n in DATA_FILES):
+            return {}
+        stored = load_files(path, manifest)
+    except (IndexStoreError, OSError):
+        return {}
+    vectors = dense.faiss_vectors(stored.faiss)
+    return {c.embed_text: vectors[i] for i, c in enumerate(stored.chunks)}
+
+
+def _write_json(path: Path, obj: Any) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(obj, f, ensure_ascii=False, sort_keys=True, indent=1 if path.name == MANIFEST else None)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _write_chunks(path: Path, chunk_list: tuple[Chunk, ...]) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        for c in chunk_list:
+            f.write(json.dumps(c.to_dict(), ensure_ascii=False, sort_keys=True) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def build_index(
+    path: Path,
+    corpus: CorpusInput,
+    encoder: dense.Encoder,
+    *,
+    settings: dict[str, Any] | None = None,
+    fingerprint: str = "",
+    progress: Progress | None = None,
+    batch_size: int = 32,
+) -> dict[str, Any]:
+    """Build the index for ``corpus`` into ``path`` atomically; returns the manifest."""
+    t0 = time.perf_counter()
+    settings = settings or index_settings(encoder.model_id)
+    if settings["model"] != encoder.model_id:
+        raise IndexBuildError(f"{path}: settings name model {settings['model']} but the encoder is {encoder.model_id}")
+    max_pieces = settings["chunker"]["max_pieces"]
+    _refuse_foreign(path)
+    with build_lock(path):
+        _clean_leftovers(path)
+        tmp = path.parent / f".{path.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        tmp.mkdir()
+        try:
+            if progress:
+                progress("chunk", 0, len(corpus.sections))
+            count = encoder.count_pieces if encoder.count_pieces("x") is not None else None
+            chunk_list = tuple(
+                sorted(
+                    chunks_mod.chunk_corpus(corpus.sections, corpus.table_rows, max_pieces=max_pieces, count_pieces=count),
+                    key=lambda c: c.id,
+                )
+            )
+            if not chunk_list:
+                raise IndexBuildError(f"{path}: the corpus gave no chunks to index")
+            if progress:
+                progress("chunk", len(corpus.sections), len(corpus.sections))
+            tokens = [tokenize.tokenize(c.embed_text) for c in chunk_list]
+
+            reuse = _reusable_vectors(path, encoder.model_id)
+            todo = [i for i, c in enumerate(chunk_list) if c.embed_text not in reuse]
+            vectors = np.zeros((len(chunk_list), encoder.dim), dtype=np.float32)
+            for i, c in enumerate(chunk_list):
+                if c.embed_text in reuse:
+                    vectors[i] = reuse[c.embed_text]
+            if todo:
+                fresh = encoder.encode([chunk_list[i].embed_text for i in todo], batch_size=batch_size, progress=progress)
+                vectors[todo] = fresh
+            elif progress:
+                progress("embed", len(chunk_list), len(chunk_list))
+
+            _write_chunks(tmp / CHUNKS, chunk_list)
+            _write_json(tmp / TOKENS, tokens)
+            dense.write_faiss(dense.build_faiss(vectors), tmp / FAISS)
+            manifest = {
+                "format_version": FORMAT_VERSION,
+                "key": settings_key(settings),
+                "settings": settings,
+                "corpus": {
+                    "hash": corpus_hash(corpus),
+                    "fingerprint": fingerprint,
+                    "sections": len(corpus.sections),
+                    "table_rows": len(corpus.table_rows),
+                    "documents": sorted({s.document for s in corpus.sections}),
+                },
+                "counts": {
+                    "chunks": len(chunk_list),
+                    "section_chunks": sum(c.kind == "section" for c in chunk_list),
+                    "table_row_chunks": sum(c.kind == "table_row" for c in chunk_list),
+                    "embedded": len(todo),
+                    "reused_vectors": len(chunk_list) - len(todo),
+                    "dim": int(encoder.dim),
+                },
+                "files": {name: _sha256(tmp / name) for name in DATA_FILES},
+                "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "build_seconds": round(time.perf_counter() - t0, 3),
+            }
+            _write_json(tmp / MANIFEST, manifest)  # written last: a manifest means a complete index
+            _fsync_dir(tmp)
+            _swap_into_place(tmp, path)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+    return manifest
+
+
+def _refuse_foreign(path: Path) -> None:
+    """Never rename aside (and delete) a directory that is not an index: --index-dir could
+    point at someone's home folder."""
+    if path.exists() and not path.is_dir():
+        raise IndexBuildError(f"{path}: exists and is not a directory")
+    if path.is_dir():
+        names = {p.name for p in path.iterdir()}
+        if names and MANIFEST not in names and not names <= set(DATA_FILES):
+            raise IndexBuildError(f"{path}: not empty and not an index directory (no {MANIFEST}); refusing to replace it")
+
+
+def _swap_into_place(tmp: Path, path: Path) -> None:
+    """Rename the finished temp dir to ``path``. An existing index is first renamed aside (the
+    only window without an index is between two renames; ``open_index`` then just rebuilds)."""
+    old = None
+    if path.exists():
+        old = path.parent / f".{path.name}.old-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        os.rename(path, old)
+    os.rename(tmp, path)
+    _fsync_dir(path.parent)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
