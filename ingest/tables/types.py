@@ -1,0 +1,157 @@
+"""Typed records of the table stage: parsed cells of one document, and effective cells after amendments."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class TableError(Exception):
+    """A table could not be located or its layout is not the one its parser expects.
+
+    The message names the input (section, document, table) and the reason.
+    """
+
+    def __init__(self, where: str, reason: str):
+        super().__init__(f"{where}: {reason}")
+        self.where = where
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Footnote:
+    """A numbered note (or the "*" interim note) that conditions a cell.
+
+    ``scope`` says where the marker was printed: on the cell itself, on the row label,
+    or on the category heading the row sits under.
+    """
+
+    number: str  # "2", "*"
+    text: str  # "" when the table's notes do not carry that number
+    scope: str = "cell"  # "cell" | "row" | "category"
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number and its unit read from a standards cell ("45 ft." -> 45.0, "ft")."""
+
+    value: float
+    unit: str
+    text: str  # the matched text
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell of one table as one document states it."""
+
+    table: str  # "2-4", "2-2 cannabis"; always read together with ``section``
+    section: str  # "17.22.020"
+    category: str  # heading the row sits under ("Retail Trade"), "" if none
+    row: str  # row label, one dash style, footnote markers removed
+    column: str  # district symbol or column heading
+    value: str | None  # None when the cell could not be read (see ``review``)
+    document: str
+    date: str
+    footnotes: tuple[Footnote, ...] = ()
+    interim: bool = False  # "*": allowed only as an interim use in existing structures
+    regulation: str = ""  # specific-use regulation reference of the row ("17.42.170")
+    quantities: tuple[Quantity, ...] = ()
+    review: bool = False
+    review_reason: str = ""
+    raw: str = ""  # the text the value was read from
+    source: str = ""  # the row's text as printed (joined lines)
+    kind: str = "permit"  # "permit" | "standard"
+    ordinance_section: str = ""
+
+
+@dataclass(frozen=True)
+class TableVersion:
+    """Every cell one document states for one table, plus what the parser could not place."""
+
+    table: str
+    section: str
+    title: str
+    document: str
+    date: str
+    columns: tuple[str, ...]
+    cells: tuple[Cell, ...]
+    partial: bool = False  # an excerpt amends some rows only; absent rows are not dropped
+    notes: tuple[Footnote, ...] = ()
+    unparsed: tuple[str, ...] = ()  # text inside the table that no row claimed
+
+    @property
+    def rows(self) -> list[tuple[str, str]]:
+        """(category, row) in printed order, each once."""
+        seen: dict[tuple[str, str], None] = {}
+        for cell in self.cells:
+            seen.setdefault((cell.category, cell.row), None)
+        return list(seen)
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """An earlier (or the same) statement of a cell by one document."""
+
+    value: str | None
+    document: str
+    date: str
+    footnotes: tuple[Footnote, ...] = ()
+    interim: bool = False
+    review: bool = False
+
+
+@dataclass(frozen=True)
+class EffectiveCell:
+    """The cell as the latest-dated document states it, with every earlier statement."""
+
+    cell: Cell
+    history: tuple[HistoryEntry, ...] = ()  # earlier documents, oldest first
+    restated: bool = True  # False: a later full restatement of the table dropped this row
+    dropped_by: tuple[str, ...] = ()  # documents whose restatement omitted the row
+
+    def to_json(self) -> dict:
+        cell = self.cell
+        return {
+            "table": cell.table,
+            "section": cell.section,
+            "category": cell.category,
+            "row": cell.row,
+            "column": cell.column,
+            "value": cell.value,
+            "footnotes": [_footnote_json(note) for note in cell.footnotes],
+            "interim": cell.interim,
+            "regulation": cell.regulation,
+            "quantities": [{"value": q.value, "unit": q.unit, "text": q.text} for q in cell.quantities],
+            "document": cell.document,
+            "date": cell.date,
+            "ordinance_section": cell.ordinance_section,
+            "history": [
+                {
+                    "value": entry.value,
+                    "document": entry.document,
+                    "date": entry.date,
+                    "footnotes": [_footnote_json(note) for note in entry.footnotes],
+                    "interim": entry.interim,
+                    "review": entry.review,
+                }
+                for entry in self.history
+            ],
+            "restated": self.restated,
+            "dropped_by": list(self.dropped_by),
+            "review": cell.review,
+            "review_reason": cell.review_reason,
+            "raw": cell.raw,
+            "kind": cell.kind,
+        }
+
+
+def _footnote_json(note: Footnote) -> dict:
+    return {"number": note.number, "text": note.text, "scope": note.scope}
+
+
+@dataclass(frozen=True)
+class TableSet:
+    """All table versions found, and the effective cells after applying amendments in date order."""
+
+    versions: tuple[TableVersion, ...]
+    effective: tuple[EffectiveCell, ...]
+    errors: tuple[TableError, ...] = field(default_factory=tuple)
