@@ -93,11 +93,22 @@ QUANTITY = re.compile(
 )
 
 
+RANGE_LOW = re.compile(NUMBER + r"\s*-\s*$")
+
+
 def quantities(text: str) -> tuple[Quantity, ...]:
-    """Every number-with-unit in a standards cell, in order ("0-10 ft." gives 10 ft; ranges keep
-    their text in ``Quantity.text``)."""
+    """Every number-with-unit in a standards cell, in order. A range "0-10 ft." gives both ends
+    (0 ft, then 10 ft), each with the range's text."""
     out: list[Quantity] = []
     for match in QUANTITY.finditer(text):
+        low = RANGE_LOW.search(text[: match.start()])
+        if low:
+            unit_text = match.group(2)
+            unit = next(name for pattern, name in UNIT_WORDS if re.fullmatch(pattern, unit_text, re.I))
+            span = text[low.start(): match.end()]
+            out.append(Quantity(float(low.group(1).replace(",", "")), unit, span))
+            out.append(Quantity(float(match.group(1).replace(",", "")), unit, span))
+            continue
         number = float(match.group(1).replace(",", ""))
         unit_text = match.group(2)
         unit = next(
