@@ -123,7 +123,7 @@ def _row_cells(raw: str, columns: tuple[str, ...], spec: dict, notes: dict, comm
             reason = "cell text does not read as a value of this table (label and value may be out of order)"
         cells.append(Cell(
             column=column, value=None if reason else value, review=bool(reason), review_reason=reason,
-            raw=piece, source=raw + (f" [{repaired[0]}]" if repaired else ""),
+            raw=piece, source=raw, note=repaired[0] if repaired else "",
             footnotes=footnotes_for(numbers, notes, "cell") + extra,
             quantities=quantities(value) if not reason else (), **common,
         ))

@@ -21,6 +21,7 @@ def normalise_label(text: str) -> str:
     """One dash style (" - " between words), single spaces, no footnote markers or stars."""
     text = FOOTNOTE_MARK.sub(" ", text)
     text = text.replace("*", " ")
+    text = re.sub(r"(?<=\w) -(?=\w)", "-", text)  # "Single -family": a hyphen that lost its word
     text = ANY_DASH.sub(" - ", text)
     text = re.sub(r"\s+([,.;:)])", r"\1", text)
     text = re.sub(r"\(\s+", "(", text)
@@ -93,6 +94,7 @@ QUANTITY = re.compile(
 )
 
 
+PER_ACRES = re.compile(r"(\d+(?:\.\d+)?)\s+units?\s+per\s+(\d+(?:\.\d+)?)\s+acres?", re.I)
 RANGE_LOW = re.compile(NUMBER + r"\s*-\s*$")
 
 
@@ -100,6 +102,10 @@ def quantities(text: str) -> tuple[Quantity, ...]:
     """Every number-with-unit in a standards cell, in order. A range "0-10 ft." gives both ends
     (0 ft, then 10 ft), each with the range's text."""
     out: list[Quantity] = []
+    for match in PER_ACRES.finditer(text):  # "1 unit per 1.5 acres": a density, in units per acre
+        units, acres = float(match.group(1)), float(match.group(2))
+        out.append(Quantity(round(units / acres, 4), "units/acre", match.group(0)))
+    text = PER_ACRES.sub(lambda m: " " * len(m.group(0)), text)
     for match in QUANTITY.finditer(text):
         low = RANGE_LOW.search(text[: match.start()])
         if low:

@@ -61,6 +61,7 @@ class Cell:
     source: str = ""  # the row's text as printed (joined lines)
     kind: str = "permit"  # "permit" | "standard"
     ordinance_section: str = ""
+    note: str = ""  # how a damaged print was read (merged cell, row continued after a header)
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,7 @@ class EffectiveCell:
             "review": cell.review,
             "review_reason": cell.review_reason,
             "raw": cell.raw,
+            "note": cell.note,
             "kind": cell.kind,
         }
 
