@@ -159,7 +159,8 @@ class SentenceTransformerEncoder:
             raise EncoderError(self.setting, f"cannot load ({type(e).__name__}: {e})") from e
         self._model.eval()
         self.load_seconds = time.perf_counter() - t0
-        self.dim = int(self._model.get_sentence_embedding_dimension())
+        get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        self.dim = int(get_dim())
         self.max_seq_length = int(self._model.max_seq_length)
         self._tokenizer = self._model.tokenizer
 
@@ -171,15 +172,18 @@ class SentenceTransformerEncoder:
 
         texts = list(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        # longest first across the whole list, so each batch pads to similar lengths
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         with torch.inference_mode():
-            for start in range(0, len(texts), batch_size):
-                batch = texts[start : start + batch_size]
+            for start in range(0, len(order), batch_size):
+                rows = order[start : start + batch_size]
                 vecs = self._model.encode(
-                    batch, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
+                    [texts[i] for i in rows], batch_size=batch_size, convert_to_numpy=True,
+                    normalize_embeddings=True, show_progress_bar=False,
                 )
-                out[start : start + len(batch)] = vecs
+                out[rows] = vecs
                 if progress:
-                    progress("embed", start + len(batch), len(texts))
+                    progress("embed", start + len(rows), len(texts))
         return out
 
 

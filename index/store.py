@@ -121,8 +121,10 @@ def check_index(
         return Check(False, e.reason)
     if manifest.get("format_version") != FORMAT_VERSION:
         return Check(False, f"stale: format version {manifest.get('format_version')!r}, expected {FORMAT_VERSION}")
-    if manifest.get("key") != settings_key(settings):
-        changed = sorted(k for k in settings if manifest.get("settings", {}).get(k) != settings[k])
+    stored = manifest.get("settings")
+    if stored != settings or manifest.get("key") != settings_key(settings):
+        stored = stored if isinstance(stored, dict) else {}
+        changed = sorted(k for k in settings if stored.get(k) != settings[k])
         return Check(False, f"stale: settings changed ({', '.join(changed) or 'key'})")
     corpus = manifest.get("corpus", {})
     if expected_corpus_hash and corpus.get("hash") != expected_corpus_hash:
