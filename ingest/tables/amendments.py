@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .text import label_key
+from .text import letters_key as label_key  # "MHPS" = "MHP-S", "off-sale" = "off sale"
 from .types import Cell, EffectiveCell, HistoryEntry, TableVersion
 
 
