@@ -1,0 +1,59 @@
+"""``python -m assistant ask "QUESTION" [--json]`` and ``python -m assistant ask --json --batch FILE``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m assistant", description="Cited answers about the Cotati code.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    ask = commands.add_parser("ask", help="answer a question (or a file of questions, one per line)")
+    ask.add_argument("question", nargs="?", help="the question")
+    ask.add_argument("--batch", metavar="FILE", help="one question per line; one answer per line out, same order")
+    ask.add_argument("--json", action="store_true", help="print JSON objects")
+    args = parser.parse_args(argv)
+    if (args.question is None) == (args.batch is None):
+        parser.error("give a QUESTION or --batch FILE (not both)")
+    questions = [args.question] if args.batch is None else _read_batch(args.batch)
+    if questions is None:
+        return 2
+    from . import load_assistant
+
+    assistant = load_assistant(progress=_progress)
+    failed = False
+    for question in questions:
+        answer = assistant.ask(question)
+        failed |= answer.route == "invalid" and args.batch is None
+        if args.json:
+            print(json.dumps(answer.to_dict(), ensure_ascii=False), flush=True)
+        else:
+            print(_readable(answer), flush=True)
+    return 1 if failed else 0
+
+
+def _read_batch(path: str) -> list[str] | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return [line.rstrip("\n") for line in handle]
+    except (OSError, UnicodeDecodeError) as error:
+        print(f"error: {path}: cannot read questions ({error})", file=sys.stderr)
+        return None
+
+
+def _readable(answer) -> str:
+    lines = [answer.answer]
+    for number, citation in enumerate(answer.citations, start=1):
+        table = f", {citation.table}" if citation.table else ""
+        lines.append(f"  [{number}] § {citation.section} {citation.title}{table} — document {citation.document}, {citation.date}")
+    return "\n".join(lines) + "\n"
+
+
+def _progress(stage: str, done: int, total: int) -> None:
+    print(f"\rbuilding index: {stage} {done}/{total}", end="" if done < total else "\n", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,144 @@
+"""Compose answers from table cells and quoted passages; every line is a cell or a quote."""
+
+from __future__ import annotations
+
+from .passages import best_sentences
+from .permits import PERMIT_WORDS, SHORT_WORDS, PermitTables, RowMatch
+from .types import Answer, Citation, Query
+
+ABSTAIN_LINE = "The Cotati code documents in this corpus do not answer this question."
+
+
+def permit_answer(query: Query, tables: PermitTables, match: RowMatch, districts: list[str], corpus) -> Answer:
+    """One district: the cell in words; several: the cell per district; none: the whole row."""
+    row_cells = [tables.cell(match.table, match.row, column) for column in tables.columns[match.table]]
+    row_cells = [entry for entry in row_cells if entry is not None]
+    if districts:
+        chosen = [tables.cell(match.table, match.row, d) for d in districts]
+        chosen = [entry for entry in chosen if entry is not None]
+    else:
+        chosen = row_cells
+    if not chosen:
+        return None
+    first = chosen[0].cell
+    lines: list[str] = []
+    if len(chosen) == 1:
+        lines.append(_value_words(first))
+        lines.append(f"{first.row} in {_district_label(first.column, corpus)}: {first.value or 'unreadable'} "
+                     f"(Table {_table_label(first)}, § {first.section}).")
+    else:
+        lines.append(f"{first.row}: " + "; ".join(_grouped(chosen)) + ".")
+    lines.extend(_conditions(chosen, corpus))
+    cited = {}
+    for entry in chosen:
+        cell = entry.cell
+        key = (cell.section, cell.document)
+        if key not in cited:
+            cited[key] = Citation(
+                section=cell.section, title=corpus.title_of(cell.section, cell.document),
+                document=cell.document, date=cell.date, quote=cell.source or cell.raw,
+                table=f"Table {_table_label(cell)}", ordinance_section=cell.ordinance_section,
+            )
+    lines.append(_source_line(list(cited.values()), corpus))
+    return Answer(
+        question=query.text, answer="\n".join(lines), abstained=False, citations=tuple(cited.values()),
+        lookups=tuple(entry.to_json() for entry in chosen), route="permit",
+    )
+
+
+def _value_words(cell) -> str:
+    if cell.value is None or cell.review:
+        return "The table cell could not be read with confidence; please check the table itself."
+    words = PERMIT_WORDS.get(cell.value, cell.value)
+    if cell.value == "S" and cell.regulation:
+        words = f"Allowed as set by the specific use regulations (S) in § {cell.regulation}."
+    return words
+
+
+def _grouped(entries) -> list[str]:
+    groups: dict[str, list[str]] = {}
+    for entry in entries:
+        value = entry.cell.value if entry.cell.value is not None else "unreadable"
+        groups.setdefault(value, []).append(entry.cell.column)
+    return [f"{SHORT_WORDS.get(value, value)} in {', '.join(columns)}" for value, columns in groups.items()]
+
+
+def _conditions(entries, corpus) -> list[str]:
+    lines: list[str] = []
+    seen: set[str] = set()
+    for entry in entries:
+        cell = entry.cell
+        for note in cell.footnotes:
+            key = f"note {note.number}"
+            if key not in seen and note.text:
+                seen.add(key)
+                lines.append(f"Note ({note.number}): {note.text}")
+        if cell.interim and "interim" not in seen:
+            seen.add("interim")
+            lines.append("Marked * in the table: an interim use only.")
+        if cell.regulation and cell.regulation not in seen:
+            seen.add(cell.regulation)
+            lines.append(f"Specific use regulations: § {cell.regulation}.")
+        changed = [h for h in entry.history if h.value != cell.value]
+        if changed:
+            old = changed[-1]
+            lines.append(
+                f"Amended: in {cell.column} this was {SHORT_WORDS.get(old.value or '', old.value)} under "
+                f"{corpus.document_label(old.document)} ({old.date}); "
+                f"{corpus.document_label(cell.document)} ({cell.date}) made it {SHORT_WORDS.get(cell.value or '', cell.value)}."
+            )
+    return lines
+
+
+def section_answer(query: Query, section, corpus, lead: str = "") -> Answer:
+    quote = best_sentences(section.text, query.text) if lead else _opening(section.text)
+    first = lead or f"§ {section.id} {section.title}".strip()
+    citation = corpus.citation(section, quote)
+    text = "\n".join([first, f'"{quote}"', _source_line([citation], corpus)])
+    return Answer(question=query.text, answer=text, abstained=False, citations=(citation,), route="section")
+
+
+def passage_answer(query: Query, hits, corpus) -> Answer:
+    citations, quotes = [], []
+    for hit in hits:
+        section = corpus.section(hit.section, hit.document)
+        if section is None:
+            continue
+        quote = best_sentences(hit.text, query.text)
+        citations.append(corpus.citation(section, quote))
+        quotes.append(f'§ {section.id} ({corpus.document_label(section.document)}, {section.date}): "{quote}"')
+    if not citations:
+        return abstain(query, [])
+    first = quotes[0].split(": ", 1)[1].strip('"')
+    lines = [first] + quotes + [_source_line(citations, corpus)]
+    return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=tuple(citations), route="passage")
+
+
+def abstain(query: Query, nearest: list[str], reason: str = "") -> Answer:
+    lines = [ABSTAIN_LINE + (f" {reason}" if reason else "")]
+    if nearest:
+        lines.append("Nearest sections: " + ", ".join(nearest) + ".")
+    lines.append("Please ask the City of Cotati Planning Department.")
+    return Answer(question=query.text, answer="\n".join(lines), abstained=True, route="abstain", nearest=tuple(nearest))
+
+
+def _opening(text: str, limit: int = 400) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _table_label(cell) -> str:
+    return cell.table
+
+
+def _district_label(symbol: str, corpus) -> str:
+    district = corpus.vocabulary.district(symbol)
+    return f"{symbol} ({district.name})" if district else symbol
+
+
+def _source_line(citations, corpus) -> str:
+    parts = []
+    for citation in citations:
+        table = f", {citation.table}" if citation.table else ""
+        parts.append(f"§ {citation.section}{table} — {corpus.document_label(citation.document)}, {citation.date}")
+    return "Source: " + "; ".join(dict.fromkeys(parts))

@@ -1,0 +1,67 @@
+"""Typed records of the answer layer: the understood question, citations, the answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Query:
+    """What the assistant understood of a question."""
+
+    text: str
+    normalized: str
+    sections: tuple[str, ...] = ()  # section numbers named ("17.44.065")
+    tables: tuple[str, ...] = ()  # table numbers named ("2-4")
+    districts: tuple[str, ...] = ()  # district symbols, in the order mentioned
+    district_words: tuple[str, ...] = ()  # the words that named them ("east cotati avenue")
+    land_use: str = ""  # the land-use phrase after synonyms ("accessory dwelling unit")
+    land_use_words: str = ""  # the words of the question that named it
+    topics: tuple[str, ...] = ()
+    apn: str = ""  # assessor's parcel number ("144-720-061")
+
+
+@dataclass(frozen=True)
+class Citation:
+    section: str
+    title: str
+    document: str
+    date: str
+    quote: str
+    table: str = ""
+    ordinance_section: str = ""
+
+    def to_dict(self) -> dict:
+        return {
+            "section": self.section, "title": self.title, "document": self.document,
+            "date": self.date, "quote": self.quote, "table": self.table,
+            "ordinance_section": self.ordinance_section,
+        }
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: str
+    answer: str  # plain text; the first line is the direct answer
+    abstained: bool
+    citations: tuple[Citation, ...] = ()
+    lookups: tuple[dict, ...] = ()  # table cells used, as `python -m ingest tables --json` dumps them
+    timing_ms: float = 0.0
+    route: str = ""  # which path produced it: permit, section, passage, abstain, invalid
+    nearest: tuple[str, ...] = field(default_factory=tuple)  # nearest sections when abstaining
+
+    @property
+    def first_line(self) -> str:
+        return self.answer.split("\n", 1)[0]
+
+    def to_dict(self) -> dict:
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "abstained": self.abstained,
+            "citations": [citation.to_dict() for citation in self.citations],
+            "lookups": list(self.lookups),
+            "timing_ms": round(self.timing_ms, 2),
+            "route": self.route,
+            "nearest": list(self.nearest),
+        }

@@ -1,0 +1,50 @@
+"""Vocabularies the answer layer reads: districts, everyday land-use words, topics (data files)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@dataclass(frozen=True)
+class District:
+    symbol: str
+    name: str
+    aliases: tuple[str, ...]
+    places: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    districts: tuple[District, ...]
+    groups: dict  # "downtown" -> (symbols)
+    synonyms: dict  # everyday phrase -> table label phrase
+    topics: dict  # topic -> (words, sections)
+
+    def district(self, symbol: str) -> District | None:
+        return next((d for d in self.districts if d.symbol == symbol), None)
+
+
+@lru_cache(maxsize=1)
+def load_vocabulary() -> Vocabulary:
+    districts = _read("districts.json")
+    return Vocabulary(
+        districts=tuple(
+            District(d["symbol"], d["name"], tuple(d["aliases"]), tuple(d["places"])) for d in districts["districts"]
+        ),
+        groups={name: tuple(group["districts"]) for name, group in districts["groups"].items()},
+        synonyms=dict(_read("land_uses.json")["synonyms"]),
+        topics={name: (tuple(t["words"]), tuple(t["sections"])) for name, t in _read("topics.json")["topics"].items()},
+    )
+
+
+def _read(name: str) -> dict:
+    path = DATA / name
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise RuntimeError(f"{path}: cannot read vocabulary ({error})") from None

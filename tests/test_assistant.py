@@ -1,0 +1,176 @@
+"""Answer layer: validation, understanding, row matching, and end-to-end answers on the real corpus.
+
+The permit and section routes need no search index; passage answers use a fake searcher here.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from assistant.understand import understand
+from assistant.validate import InvalidQuestion, check_question
+from assistant.vocab import load_vocabulary
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(
+    "question,words",
+    [("", "Please type a question"), ("   ", "Please type a question"), ("x" * 2001, "limit is 2,000"),
+     ("bad\x00byte", "control characters"), ("¿Puedo construir una casa en el centro?", "in English"),
+     ("Можно ли построить дом?", "in English"), ("???", "no words")],
+)
+def test_bad_questions_get_one_line(question, words):
+    with pytest.raises(InvalidQuestion) as caught:
+        check_question(question)
+    assert words in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_good_question_is_tidied():
+    assert check_question("  Can I   build an ADU?\n") == "Can I build an ADU?"
+
+
+@pytest.mark.parametrize(
+    "question,districts",
+    [("Can I build an ADU in the NL zone?", ("NL",)), ("bar on East Cotati Avenue", ("CE",)),
+     ("anything in the nortern gateway?", ("NG",)), ("downtown restaurants", ("HC", "LP", "NG", "CA")),
+     ("Santero Way apartments", ("SW",)), ("in the historic core", ("HC",)), ("can i keep chickens", ())],
+)
+def test_districts_by_symbol_name_place_and_typo(question, districts):
+    assert understand(question, load_vocabulary()).districts == districts
+
+
+@pytest.mark.parametrize(
+    "question,land_use",
+    [("granny unit in NM?", "accessory dwelling unit"), ("Can I put up a cell tower", "telecommunications facility"),
+     ("open a gym", "health/fitness facility"), ("a brewpub downtown", "brewery - brew pub"),
+     ("Can I keep chickens?", "animal keeping"), ("pot shop", "cannabis retail")],
+)
+def test_everyday_words_map_to_table_labels(question, land_use):
+    assert understand(question, load_vocabulary()).land_use == land_use
+
+
+def test_section_table_and_parcel_numbers_are_read():
+    query = understand("See 17.44.065 and Table 2-4 for APN 144-720-061", load_vocabulary())
+    assert query.sections == ("17.44.065",) and query.tables == ("2-4",) and query.apn == "144-720-061"
+
+
+@pytest.fixture(scope="module")
+def assistant():
+    from assistant.service import load_assistant
+
+    built = load_assistant()
+    built._searcher_factory = lambda: FakeSearcher(built.corpus)
+    return built
+
+
+class FakeHit:
+    def __init__(self, section, rank):
+        self.section, self.document, self.text, self.rank = section.id, section.document, section.text, rank
+        self.bm25_rank, self.direct = rank, False
+
+
+class FakeSearcher:
+    """Returns sections sharing the most words with the query: enough to test composition."""
+
+    def __init__(self, corpus):
+        self.corpus = corpus
+
+    def search(self, query, k=10, mode="hybrid"):
+        from assistant.passages import overlap
+
+        ranked = sorted(self.corpus.latest.values(), key=lambda s: (-overlap(s.text, query), s.id))
+        return [FakeHit(section, rank) for rank, section in enumerate(ranked[:k], start=1)]
+
+
+@pytest.mark.parametrize(
+    "question,first_line,section,document",
+    [
+        ("Can I build an ADU in the NL zone?", "Permitted (P)", "17.22.020", "000"),
+        ("Can I open a bar on East Cotati Avenue?", "A use permit (UP) is required.", "17.22.020", "000"),
+        ("is multifamily plex housing allowed in the Northern Gateway", "Permitted (P)", "17.22.020", "001"),
+        ("can I put a cell tower in the Historic Core?", "specific use regulations (S)", "17.22.020", "002"),
+        ("Can I build a junior ADU in NU?", "Not allowed.", "17.22.020", "000"),
+    ],
+)
+def test_permit_answers_come_from_the_effective_cell(assistant, question, first_line, section, document):
+    answer = assistant.ask(question)
+    assert not answer.abstained and answer.route == "permit"
+    assert first_line in answer.first_line
+    assert (answer.citations[0].section, answer.citations[0].document) == (section, document)
+    assert answer.lookups and all(cell["section"] == section for cell in answer.lookups)
+
+
+def test_amended_cell_says_what_changed(assistant):
+    answer = assistant.ask("Is multifamily plex housing allowed in NG?")
+    assert "Amended: in NG this was not allowed" in answer.answer
+    assert answer.lookups[0]["history"][-1]["document"] == "002"
+
+
+def test_use_without_district_lists_every_district(assistant):
+    answer = assistant.ask("Where can I open a gym?")
+    assert "Health/fitness facility" in answer.first_line
+    assert {cell["column"] for cell in answer.lookups} >= {"CE", "CG", "HC", "TOC", "SW"}
+
+
+def test_section_number_lands_on_the_section(assistant):
+    answer = assistant.ask("17.44.065")
+    assert answer.first_line == "§ 17.44.065 Limited Waiver to Avoid Prohibitions of Service"
+    assert answer.citations[0].document == "000" and answer.citations[0].quote
+
+
+def test_section_not_in_corpus_abstains(assistant):
+    answer = assistant.ask("What does 17.42.170 say?")
+    assert answer.abstained and "17.42.170 is not in these documents" in answer.first_line
+
+
+def test_parcel_number_finds_the_rezoning(assistant):
+    answer = assistant.ask("What happened to parcel 144-720-061?")
+    assert answer.citations[0].section == "001:SECTION-17"
+    assert "144-720-061" in answer.first_line
+
+
+@pytest.mark.parametrize("question", ["What is the business license fee?", "Can I build an ADU in Petaluma?",
+                                      "What's the weather like today?"])
+def test_out_of_scope_questions_abstain(assistant, question):
+    answer = assistant.ask(question)
+    assert answer.abstained and answer.first_line.startswith("The Cotati code documents in this corpus do not answer")
+
+
+def test_passage_answer_quotes_the_cited_section(assistant):
+    answer = assistant.ask("How tall can my fence be?")
+    assert not answer.abstained and answer.route == "passage"
+    for citation in answer.citations:
+        source = " ".join(assistant.corpus.section(citation.section, citation.document).text.split())
+        for piece in citation.quote.rstrip("…").split(" … "):
+            assert " ".join(piece.split()) in source
+
+
+def test_invalid_question_is_an_abstained_answer(assistant):
+    answer = assistant.ask("")
+    assert answer.abstained and answer.route == "invalid" and answer.citations == ()
+
+
+def test_same_question_same_answer(assistant):
+    first = assistant.ask("Can I open a bar on East Cotati Avenue?").to_dict()
+    second = assistant.ask("Can I open a bar on East Cotati Avenue?").to_dict()
+    first.pop("timing_ms"), second.pop("timing_ms")
+    assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
+
+
+def test_cli_batch_keeps_order_and_contract(tmp_path):
+    questions = tmp_path / "q.txt"
+    questions.write_text("Can I build an ADU in the NL zone?\n\n17.44.065\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "assistant", "ask", "--json", "--batch", str(questions)],
+                          capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [row["question"] for row in rows] == ["Can I build an ADU in the NL zone?", "", "17.44.065"]
+    assert rows[1]["abstained"] is True
+    for row in rows:
+        assert set(row) >= {"question", "answer", "abstained", "citations", "lookups", "timing_ms"}
