@@ -7,7 +7,9 @@ once per process (``get_encoder`` caches it), so importing this module costs not
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import os
 import threading
 import time
@@ -134,42 +136,74 @@ def _quiet_transformers() -> None:
 
 
 class SentenceTransformerEncoder:
-    """A sentence-transformers model loaded from a local folder (or the offline HF cache)."""
+    """A sentence-transformers model from a local folder (or the offline HF cache).
+
+    The model itself (torch + transformers: seconds to import) loads on the first ``encode``;
+    counting word pieces only needs the folder's ``tokenizer.json``, so a rebuild that re-uses all
+    stored vectors never loads the model.
+    """
 
     def __init__(self, model: str | None = None):
         self.setting = model_setting(model)
         self.model_id = model_id(self.setting)
-        kind, loc = resolve_model(self.setting)
-        _quiet_transformers()
-        t0 = time.perf_counter()
-        try:
-            from sentence_transformers import SentenceTransformer
+        self._kind, self._loc = resolve_model(self.setting)
+        self._model = None
+        self._lock = threading.Lock()
+        self.load_seconds = 0.0
+        self._dim: int | None = None
+        self._pieces = None
+        if self._kind == "path":
+            root = Path(self._loc)
+            with contextlib.suppress(Exception):  # optional fast path; the model's tokenizer is the fallback
+                from tokenizers import Tokenizer
 
-            try:
-                from transformers.utils import logging as hf_logging
+                tok = Tokenizer.from_file(str(root / "tokenizer.json"))
+                tok.no_padding()
+                tok.no_truncation()
+                self._pieces = tok
+            with contextlib.suppress(Exception):
+                pooling = json.loads((root / "1_Pooling" / "config.json").read_text())
+                self._dim = int(pooling["word_embedding_dimension"])
 
-                hf_logging.disable_progress_bar()
-                hf_logging.set_verbosity_error()
-            except Exception:  # optional quieting only; loading does not depend on it
-                pass
-            self._model = SentenceTransformer(loc, device="cpu", local_files_only=True)
-        except EncoderError:
-            raise
-        except Exception as e:  # any loader failure becomes one error naming the model
-            raise EncoderError(self.setting, f"cannot load ({type(e).__name__}: {e})") from e
-        self._model.eval()
-        self.load_seconds = time.perf_counter() - t0
-        get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
-        self.dim = int(get_dim())
-        self.max_seq_length = int(self._model.max_seq_length)
-        self._tokenizer = self._model.tokenizer
+    def _loaded(self):
+        with self._lock:
+            if self._model is None:
+                _quiet_transformers()
+                t0 = time.perf_counter()
+                try:
+                    from sentence_transformers import SentenceTransformer
+
+                    with contextlib.suppress(Exception):  # quieting only
+                        from transformers.utils import logging as hf_logging
+
+                        hf_logging.disable_progress_bar()
+                        hf_logging.set_verbosity_error()
+                    model = SentenceTransformer(self._loc, device="cpu", local_files_only=True)
+                except Exception as e:  # any loader failure becomes one error naming the model
+                    raise EncoderError(self.setting, f"cannot load ({type(e).__name__}: {e})") from e
+                model.eval()
+                get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+                self._dim = int(get_dim())
+                self.max_seq_length = int(model.max_seq_length)
+                self._model = model
+                self.load_seconds = time.perf_counter() - t0
+            return self._model
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._loaded()
+        return int(self._dim)
 
     def count_pieces(self, text: str) -> int | None:
-        return len(self._tokenizer(text, add_special_tokens=False, truncation=False)["input_ids"])
+        if self._pieces is not None:
+            return len(self._pieces.encode(text, add_special_tokens=False).ids)
+        return len(self._loaded().tokenizer(text, add_special_tokens=False, truncation=False)["input_ids"])
 
     def encode(self, texts: Sequence[str], *, batch_size: int = 32, progress: Progress | None = None) -> np.ndarray:
         import torch
 
+        model = self._loaded()
         texts = list(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         # longest first across the whole list, so each batch pads to similar lengths
@@ -177,7 +211,7 @@ class SentenceTransformerEncoder:
         with torch.inference_mode():
             for start in range(0, len(order), batch_size):
                 rows = order[start : start + batch_size]
-                vecs = self._model.encode(
+                vecs = model.encode(
                     [texts[i] for i in rows], batch_size=batch_size, convert_to_numpy=True,
                     normalize_embeddings=True, show_progress_bar=False,
                 )
