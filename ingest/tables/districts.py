@@ -85,8 +85,7 @@ def _row_cells(symbol: str, lines: list[str], columns: tuple[str, ...], vocab, c
         if rest:
             plan_parts.append(rest)
     plan = re.sub(r"/\s+", "/", _join(plan_parts))  # "Commercial/ Industrial": a break after the slash
-    dash = vocab.not_allowed  # here a dash is a piece of the transect arrow: one style, like labels
-    marks = ["\u2014" if mark in vocab.dashes else mark for mark in marks]
+    marks = ["\u2014" if mark in vocab.dashes else mark for mark in marks]  # arrow pieces: one dash style
     transect = " ".join(marks)
     cells = [Cell(column=name_column, value=name, raw=name, **common)]
     if plan:

@@ -29,19 +29,23 @@ def parse(block: TableBlock, spec: dict, section) -> TableVersion:
     text, repairs = rejoin_across_breaks(text, [label for _, label in rows])
     notes = parse_notes(notes_text)
     packed = compact(text)
-    spans: list[tuple[int, int] | None] = []
-    position = 0
-    for _, label in rows:
-        span = find_label(text, packed, label, position)
-        spans.append(span)
-        if span:
-            position = span[1]
     headings = []
     for heading in spec.get("headings", []):
         found = [m.start() for m in re.finditer(heading, text, flags=re.M | re.I)]
         if not found:
             raise TableError(where, f"heading {heading!r} not found")
         headings.extend(found)
+    # a heading runs to the end of its line; a label's words inside it are not the label
+    heading_spans = [(start, _line_end(text, start)) for start in headings]
+    spans: list[tuple[int, int] | None] = []
+    position = 0
+    for _, label in rows:
+        span = find_label(text, packed, label, position)
+        while span and any(start <= span[0] < end for start, end in heading_spans):
+            span = find_label(text, packed, label, span[0] + 1)
+        spans.append(span)
+        if span:
+            position = span[1]
     columns = tuple(spec["columns"])
     cells: list[Cell] = []
     claimed: list[tuple[int, int]] = []
@@ -73,6 +77,11 @@ def parse(block: TableBlock, spec: dict, section) -> TableVersion:
         partial=bool(getattr(section, "excerpt", False)) and spec.get("excerpt_is_partial", False),
         notes=version_notes, unparsed=tuple(unparsed),
     )
+
+
+def _line_end(text: str, start: int) -> int:
+    end = text.find("\n", start)
+    return len(text) if end < 0 else end
 
 
 def _body(block: TableBlock, spec: dict) -> tuple[str, str]:
