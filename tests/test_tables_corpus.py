@@ -163,10 +163,17 @@ def test_amendment_telecommunications_in_hc(tables):
 def test_excerpt_does_not_drop_rows_but_a_restatement_does(tables):
     effective_2_4 = [e for e in tables.effective if (e.cell.section, e.cell.table) == ("17.22.020", "2-4")]
     rows = {(e.cell.category, e.cell.row): e for e in effective_2_4}
-    assert len(rows) == 124 + 8  # 002 prints 124 rows; 8 rows of 000 are not restated by 002
+    # 002 prints 124 rows; 4 rows of 000 are not restated by 002 under the same wording
+    assert len(rows) == 124 + 4
+    assert {row for (_, row), e in rows.items() if not e.restated} == {
+        "Theater (cinemas or performing arts)", "Parking facility", "Lodging - Boutique hotel and motel",
+        "General retail - More than 20,000 sf (Max. 43,000 sf)",
+    }
     dropped = {row for (category, row), e in rows.items() if not e.restated}
     assert "Theater (cinemas or performing arts)" in dropped
     assert all(rows[key].dropped_by == ("002",) for key in rows if key[1] in dropped)
+    same_row = _effective(tables, "17.22.020", "2-4", "General retail - Less than 5,000 sq. ft.", "LP")
+    assert same_row.restated and [h.document for h in same_row.history] == ["000"]  # "sf" = "sq. ft."
     kept = _effective(tables, "17.22.020", "2-4", "Accessory dwelling unit", "HC")
     assert kept.restated and kept.cell.document == "002"  # the 001 excerpt does not touch it
 

@@ -9,11 +9,13 @@ A full restatement that omits a row leaves the row in force, marked not restated
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .text import letters_key as label_key  # "MHPS" = "MHP-S", "off-sale" = "off sale"
+from .text import letters_key
 from .types import Cell, EffectiveCell, HistoryEntry, TableVersion
+from .vocab import vocabulary
 
 
 @dataclass
@@ -67,6 +69,15 @@ def _apply(versions: list[TableVersion]) -> list[EffectiveCell]:
             )
             out.append(EffectiveCell(latest, history, row.restated, tuple(row.dropped_by)))
     return out
+
+
+def label_key(label: str) -> str:
+    """Row identity across documents: letters and digits only ("MHPS" = "MHP-S", "off-sale" =
+    "off sale"), after the vocabulary's equivalent spellings ("sq. ft." = "sf")."""
+    text = label.lower()
+    for pattern, replacement in vocabulary().row_equivalents:
+        text = re.sub(pattern, replacement, text, flags=re.I)
+    return letters_key(text)
 
 
 def _rows_of(version: TableVersion) -> list[tuple[str, str, list[Cell]]]:

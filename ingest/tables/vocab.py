@@ -28,6 +28,7 @@ class Vocabulary:
     meanings: dict[str, str]
     transect_tokens: tuple[str, ...]
     roles: tuple[str, ...]
+    row_equivalents: tuple[tuple[str, str], ...] = ()  # (regex, replacement) for matching row labels
 
     @property
     def symbol_pattern(self) -> str:
@@ -67,6 +68,11 @@ def vocabulary() -> Vocabulary:
         meanings=dict(data["code_meanings"]),
         transect_tokens=tuple(data["transect_tokens"]),
         roles=tuple(data["review_roles"]),
+        row_equivalents=tuple(
+            (pattern, replacement)
+            for pattern, replacement in data.get("row_key_equivalents", {}).items()
+            if not pattern.startswith("_")
+        ),
     )
 
 
