@@ -198,3 +198,46 @@ def test_a_table_without_header_is_an_error_naming_the_table(monkeypatch):
     tables = build_tables([FakeSection("17.22.020", "D", "2025-01-01", text)])
     assert tables.versions == () and len(tables.errors) == 1
     assert "17.22.020 Table 2-4 (D)" in str(tables.errors[0])
+
+
+# ---- 17.24.020 parcel size and density: glued rows, merged cells per column group
+
+DENSITY = """Table 2-4
+Parcel Size and Density Standards
+Zoning District Minimum Parcel Size(1) Residential Density Area(2) Width(1) Minimum Density Maximum Density
+OSR Determined through subdivision review No residential units allowed RR-1.5 1.5 acre 100 ft. N.A. 1 unit per 1.5 acres
+NL 6,000 sq. ft.(4) 60 ft. 4 units per acre(3) 6 units per acre SP Determined by applicable specific plan
+Notes:
+(1) Depth. (2) Net area. (3) Minimum density. (4) Condominiums.
+"""
+
+
+def test_density_rows_glued_and_merged_cells():
+    from ingest.tables.vocab import layouts
+
+    tables = build_tables([FakeSection("17.24.020", "D", "2026-01-01", DENSITY)])
+    assert not tables.errors and layouts()["17.24.020 2-4"]["parser"] == "density"
+    cells = {(c.row, c.column): c for c in tables.versions[0].cells}
+    assert cells[("OSR", "Width")].value == "Determined through subdivision review"
+    assert "merged cell" in cells[("OSR", "Width")].note
+    assert cells[("OSR", "Maximum Density")].value == "No residential units allowed"
+    assert cells[("RR-1.5", "Maximum Density")].quantities[0].unit == "units/acre"
+    assert cells[("NL", "Area")].value == "6,000 sq. ft."
+    assert sorted(f.number for f in cells[("NL", "Area")].footnotes) == ["1", "2", "4"]
+    assert all(cells[("SP", c)].review and cells[("SP", c)].value is None
+               for c in ("Area", "Width", "Minimum Density", "Maximum Density"))
+
+
+# ---- cannabis: labels recognised by their letters
+
+def test_cannabis_label_by_letters_and_glued_values():
+    from ingest.tables.cannabis import _label
+    from ingest.tables.tokens import _values
+    from ingest.tables.vocab import layouts, vocabulary
+
+    spec = layouts()["17.22.020 2-2 cannabis"]
+    assert _label(["Specialt", "y", "5,000", "sf"], spec) == ("Specialty", 2)
+    assert _label(["Manufac", "turer", "1:", "NonVolatile/", "No", "Solvents", "N/A"], spec)[0] == \
+        "Manufacturer 1: NonVolatile/No Solvents"
+    assert _label(["Unknown", "thing"], spec) == (None, 0)
+    assert [t.code for t in _values("-SSS", vocabulary())] == ["-", "S", "S", "S"]
