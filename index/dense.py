@@ -152,6 +152,7 @@ class SentenceTransformerEncoder:
         self.load_seconds = 0.0
         self._dim: int | None = None
         self._pieces = None
+        self._traced = None  # None: not tried; False: unavailable; else the traced forward
         if self._kind == "path":
             root = Path(self._loc)
             with contextlib.suppress(Exception):  # optional fast path; the model's tokenizer is the fallback
@@ -200,17 +201,45 @@ class SentenceTransformerEncoder:
             return len(self._pieces.encode(text, add_special_tokens=False).ids)
         return len(self._loaded().tokenizer(text, add_special_tokens=False, truncation=False)["input_ids"])
 
+    def _features(self, model, text: str):
+        # preprocess() truncates to max_seq_length exactly as encode() does
+        return model.preprocess([text]) if hasattr(model, "preprocess") else model.tokenize([text])
+
+    def _direct(self, model, features):
+        import torch
+
+        vec = model(dict(features))["sentence_embedding"]
+        return torch.nn.functional.normalize(vec, p=2, dim=1)
+
+    def _encode_one(self, model, text: str) -> np.ndarray:
+        """One query, on the hot path of every search: skips encode()'s batching layers (~3 ms)
+        and, when the self-check passed, runs a frozen TorchScript trace of the transformer
+        (~25% faster on this CPU: fused linear/GELU kernels)."""
+        import torch
+
+        with torch.inference_mode():
+            features = self._features(model, text)
+            fast = self._fast_forward(model)
+            if fast is not None:
+                vec = fast(features["input_ids"], features["attention_mask"], features["token_type_ids"])
+            else:
+                vec = self._direct(model, features)
+        return vec.numpy().astype(np.float32, copy=False)
+
+    def _fast_forward(self, model):
+        if self._traced is None:
+            self._traced = False
+            if os.environ.get(JIT_ENV, "1") != "0":
+                with contextlib.suppress(Exception):  # any tracing problem: keep the plain path
+                    self._traced = _trace_mean_pooled(model, self._features, self._direct) or False
+        return self._traced or None
+
     def encode(self, texts: Sequence[str], *, batch_size: int = 32, progress: Progress | None = None) -> np.ndarray:
         import torch
 
         model = self._loaded()
         if len(texts) == 1 and progress is None:
-            # one query: skip encode()'s batching/sorting/conversion layers (about 3 ms of 20)
-            with torch.inference_mode():
-                features = model.preprocess(list(texts)) if hasattr(model, "preprocess") else model.tokenize(list(texts))
-                vec = model(features)["sentence_embedding"]
-                vec = torch.nn.functional.normalize(vec, p=2, dim=1)
-            return vec.numpy().astype(np.float32, copy=False)
+            return self._encode_one(model, texts[0])
         texts = list(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         # longest first across the whole list, so each batch pads to similar lengths
@@ -226,6 +255,55 @@ class SentenceTransformerEncoder:
                 if progress:
                     progress("embed", start + len(rows), len(texts))
         return out
+
+
+JIT_ENV = "COTATI_QUERY_JIT"  # "0" turns the traced query path off
+_PROBES = (
+    "cell tower",
+    "Can I build a granny unit in my backyard in the NL district?",
+    " ".join(["setback requirements for accessory structures"] * 60),  # longer than max_seq_length
+)
+
+
+def _trace_mean_pooled(model, features_of, direct):
+    """A frozen TorchScript trace of transformer + mean pooling + normalisation, returned only if
+    it reproduces the model's own output on probe texts of several lengths (cosine > 0.99999);
+    otherwise None. The probes also prove it copes with any sequence length up to the limit."""
+    import warnings
+
+    import torch
+
+    transformer = model[0].auto_model
+
+    class MeanPooled(torch.nn.Module):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            out = self.inner(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids, return_dict=False
+            )[0]
+            mask = attention_mask.unsqueeze(-1).to(out.dtype)
+            pooled = (out * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(pooled, p=2, dim=1)
+
+    example = features_of(model, _PROBES[1])
+    if "token_type_ids" not in example:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with torch.inference_mode():
+            args = (example["input_ids"], example["attention_mask"], example["token_type_ids"])
+            traced = torch.jit.trace(MeanPooled(transformer).eval(), args, check_trace=False, strict=False)
+            fast = torch.jit.optimize_for_inference(torch.jit.freeze(traced))
+            for probe in _PROBES:
+                f = features_of(model, probe)
+                a = fast(f["input_ids"], f["attention_mask"], f["token_type_ids"])
+                b = direct(model, f)
+                if a.shape != b.shape or float((a * b).sum()) < 0.99999:
+                    return None
+    return fast
 
 
 _ENCODERS: dict[str, Encoder] = {}

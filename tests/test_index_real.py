@@ -62,3 +62,15 @@ def test_reopening_uses_the_stored_index_without_embedding(real):
     assert time.perf_counter() - t0 < 5.0
     assert again.manifest["built_at"] == built_at
     assert again.search("fence height", k=3, mode="bm25")
+
+
+def test_single_query_fast_path_matches_batch_encoding(real):
+    """The hot path (traced forward, or plain forward) must give the vectors encode() gives."""
+    import numpy as np
+
+    enc = real.encoder
+    queries = ["cell tower", "Can I build a granny unit in my backyard?", "word " * 400]
+    batch = enc.encode(queries, batch_size=8)
+    single = np.vstack([enc.encode([q]) for q in queries])
+    assert single.shape == batch.shape
+    assert float((single * batch).sum(1).min()) > 0.9999
