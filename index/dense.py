@@ -57,7 +57,10 @@ def resolve_model(model: str | None = None) -> tuple[str, str]:
     """(kind, location): ("hash", "64"), ("path", "/abs/dir") or ("name", "org/model")."""
     spec = model_setting(model)
     if spec.startswith("hash:"):
-        return "hash", spec.split(":", 1)[1] or "64"
+        dim = spec.split(":", 1)[1] or "64"
+        if not dim.isdigit() or int(dim) < 2:
+            raise EncoderError(spec, "the fake encoder needs a dimension: hash:<integer >= 2>")
+        return "hash", dim
     if spec.lower() in _ALIASES:
         return "path", str(_packaged_model_dir())
     p = Path(spec).expanduser()

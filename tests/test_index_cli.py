@@ -93,10 +93,11 @@ def test_missing_index_with_no_build_fails_clearly(env, tmp_path):
     assert "Traceback" not in r.stderr
 
 
-def test_unknown_model_fails_clearly(env, tmp_path):
+@pytest.mark.parametrize("model, message", [("/no/such/model", "no such model folder"), ("hash:x", "hash:<integer")])
+def test_unknown_model_fails_clearly(env, tmp_path, model, message):
     e = dict(env, COTATI_INDEX_DIR=str(tmp_path / "other"))
-    r = run(["build", "--model", "/no/such/model"], e)
-    assert r.returncode == 1 and "no such model folder" in r.stderr and "Traceback" not in r.stderr
+    r = run(["build", "--model", model], e)
+    assert r.returncode == 1 and message in r.stderr and "Traceback" not in r.stderr
 
 
 def test_info_reports_fresh(env):
