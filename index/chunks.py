@@ -174,10 +174,12 @@ def chunk_corpus(
     chunks: list[Chunk] = []
     seen: Counter[tuple[str, str]] = Counter()
     meta: dict[tuple[str, str], Any] = {}
+    by_id: dict[str, Any] = {}  # fallback owner: the section in any document (the latest seen)
     for s in sections:
         key = (s.document, s.id)
         seen[key] += 1
         meta.setdefault(key, s)
+        by_id[s.id] = s
         stem = f"{s.document}/{s.id}" + (f"@{seen[key]}" if seen[key] > 1 else "")
         heading = _heading(s, count)
         budget = max_pieces - SPECIAL_PIECES - count(heading)
@@ -206,7 +208,7 @@ def chunk_corpus(
         row = as_table_row(raw)
         if not row.text.strip():
             continue
-        owner = meta.get((row.document, row.section))
+        owner = meta.get((row.document, row.section)) or by_id.get(row.section)
         title = row.title or (owner.title if owner else "")
         label = f"{row.section} {title}".strip()
         heading = f"{label} \u2014 Table {row.table}" if row.table else label

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Union
 
 from .chunks import as_table_row
-from .types import CorpusInput, IndexBuildError
+from .types import CorpusInput, IndexBuildError, TableRowText
 
 CorpusLike = Union[CorpusInput, Callable[[], CorpusInput], Iterable[Any]]
 
@@ -29,6 +29,37 @@ def default_corpus() -> CorpusInput:
         reasons = "; ".join(str(e) for e in result.errors) or "no sections found"
         raise IndexBuildError(f"corpus has nothing to index: {reasons}")
     return CorpusInput(sections=tuple(result.sections), table_rows=())
+
+
+def table_rows_from_cells(cells: Iterable[Any]) -> tuple[TableRowText, ...]:
+    """Table rows as text from parsed cells, duck-typed on ``ingest.tables`` records: a Cell or an
+    EffectiveCell (anything with ``.cell``) with ``table``, ``section``, ``row``, ``column``,
+    ``value``, ``document``, ``date`` and optionally ``category`` and ``regulation``.
+
+    One row per (section, table, row label), cells in input order: "Retail Trade - Bar, tavern:
+    HC UP; LP UP; NG MUP. Regulations 17.42.030". An effective row is credited to the newest
+    document among its cells (the one a reader must cite for the row as it stands).
+    """
+    groups: dict[tuple[str, str, str, str], list[Any]] = {}
+    for item in cells:
+        cell = getattr(item, "cell", item)
+        key = (cell.section, cell.table, getattr(cell, "category", "") or "", cell.row)
+        groups.setdefault(key, []).append(cell)
+    rows = []
+    for (section, table, category, label), group in groups.items():
+        newest = max(group, key=lambda c: (c.date or "", c.document))
+        values = "; ".join(f"{c.column} {c.value if c.value is not None else '?'}" for c in group)
+        regulation = next((c.regulation for c in group if getattr(c, "regulation", "")), "")
+        text = f"{category} - {label}: {values}." if category else f"{label}: {values}."
+        if regulation:
+            text += f" Regulations {regulation}"
+        rows.append(
+            TableRowText(
+                section=section, document=newest.document, text=text,
+                table=str(table).split()[0], date=newest.date,
+            )
+        )
+    return tuple(rows)
 
 
 def as_corpus(corpus: CorpusLike) -> CorpusInput:

@@ -115,3 +115,20 @@ def test_empty_section_still_has_one_chunk():
 def test_tiny_limit_is_refused():
     with pytest.raises(ValueError):
         chunk_corpus(sections(), max_pieces=20)
+
+
+def test_table_rows_from_parsed_cells():
+    from types import SimpleNamespace as NS
+
+    from index.corpus import table_rows_from_cells
+
+    def cell(row, column, value, document="002", date="2025-12-09"):
+        return NS(cell=NS(table="2-4", section="17.22.020", category="Retail Trade", row=row, column=column,
+                          value=value, document=document, date=date, regulation="17.42.030" if row == "Bar" else ""))
+
+    cells = [cell("Bar", "HC", "UP"), cell("Bar", "LP", "MUP", document="001", date="2026-08-11"), cell("Bank", "HC", None)]
+    rows = table_rows_from_cells(cells)
+    assert [r.text for r in rows] == ["Retail Trade - Bar: HC UP; LP MUP. Regulations 17.42.030", "Retail Trade - Bank: HC ?."]
+    assert rows[0].document == "001" and rows[0].table == "2-4"  # newest document among the row's cells
+    chunks = chunk_corpus(sections(), rows)
+    assert [c.title for c in chunks if c.kind == "table_row"] == ["Allowable land uses"] * 2  # owner found in another document
