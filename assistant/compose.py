@@ -142,3 +142,43 @@ def _source_line(citations, corpus) -> str:
         table = f", {citation.table}" if citation.table else ""
         parts.append(f"§ {citation.section}{table} — {corpus.document_label(citation.document)}, {citation.date}")
     return "Source: " + "; ".join(dict.fromkeys(parts))
+
+
+def standards_answer(query: Query, lookup, corpus) -> Answer:
+    """The standards row in words: its value, or each column's value, then notes and source."""
+    entries = [entry for entry in lookup.entries]
+    where = f" in {lookup.district}" if lookup.district and lookup.district != lookup.row else ""
+    values = [(entry.cell.column, _standard_value(entry.cell)) for entry in entries]
+    if len(values) == 1 and lookup.several_columns:
+        first = f"{lookup.row}{where}, {values[0][0]}: {values[0][1]}"
+    elif len(values) == 1:
+        first = f"{lookup.row}{where}: {values[0][1]}"
+    else:
+        first = f"{lookup.row}{where}: " + "; ".join(f"{column}: {value}" for column, value in values)
+    lines = [first]
+    seen: set[str] = set()
+    for entry in entries:
+        for note in entry.cell.footnotes:
+            if note.text and note.number not in seen:
+                seen.add(note.number)
+                lines.append(f"Note ({note.number}): {note.text}")
+        changed = [h for h in entry.history if h.value != entry.cell.value]
+        if changed:
+            old = changed[-1]
+            lines.append(f"Amended: {entry.cell.column} was {old.value or 'unreadable'} under "
+                         f"{corpus.document_label(old.document)} ({old.date}).")
+    cell = entries[0].cell
+    citation = Citation(
+        section=cell.section, title=corpus.title_of(cell.section, cell.document), document=cell.document,
+        date=cell.date, quote=cell.source or cell.raw, table=f"Table {cell.table}",
+        ordinance_section=cell.ordinance_section,
+    )
+    lines.append(_source_line([citation], corpus))
+    return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=(citation,),
+                  lookups=tuple(entry.to_json() for entry in entries), route="standards")
+
+
+def _standard_value(cell) -> str:
+    if cell.value is None or cell.review:
+        return "could not be read with confidence (see the table)"
+    return cell.value

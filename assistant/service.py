@@ -10,6 +10,7 @@ from pathlib import Path
 
 from . import compose
 from .permits import PermitTables
+from .standards import StandardsTables
 from .types import Answer, Citation, Query
 from .understand import understand
 from .validate import InvalidQuestion, check_question
@@ -52,9 +53,10 @@ class Corpus:
 
 
 class Assistant:
-    def __init__(self, corpus: Corpus, tables: PermitTables, searcher_factory):
+    def __init__(self, corpus: Corpus, tables: PermitTables, searcher_factory, standards: StandardsTables | None = None):
         self.corpus = corpus
         self.tables = tables
+        self.standards = standards or StandardsTables(())
         self._searcher_factory = searcher_factory
         self._searcher = None
         self.vocabulary = corpus.vocabulary
@@ -92,6 +94,10 @@ class Assistant:
         permit = self._permit(query)
         if permit is not None:
             return permit
+        if set(query.topics) & STANDARDS_TOPICS:
+            lookup = self.standards.lookup(query)
+            if lookup is not None:
+                return compose.standards_answer(query, lookup, self.corpus)
         if query.tables:
             section = self._table_section(query.tables[0])
             if section is not None:
@@ -221,4 +227,4 @@ def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path |
 
         return open_index(index_dir, progress=progress)
 
-    return Assistant(corpus, PermitTables(table_set.effective), open_searcher)
+    return Assistant(corpus, PermitTables(table_set.effective), open_searcher, StandardsTables(table_set.effective))
