@@ -45,6 +45,7 @@ class Searcher:
         self._lock = threading.Lock()
         self._by_section: dict[str, list[int]] = {}
         self._by_table: dict[str, list[int]] = {}
+        self._by_id = {c.id: row for row, c in enumerate(self.chunks)}
         for row, c in enumerate(self.chunks):
             self._by_section.setdefault(c.section, []).append(row)
             for t in c.tables:
@@ -76,10 +77,7 @@ class Searcher:
 
     # -- lookups -------------------------------------------------------------------------------
     def chunk(self, chunk_id: str) -> Chunk:
-        for c in self.chunks:
-            if c.id == chunk_id:
-                return c
-        raise KeyError(chunk_id)
+        return self.chunks[self._by_id[chunk_id]]
 
     def section_chunks(self, section: str, document: str | None = None) -> list[Chunk]:
         rows = self._by_section.get(section, [])
