@@ -1,0 +1,10 @@
+"""The Gradio web app over the assistant (``python app.py``).
+
+One concern per module, nothing heavy at import time:
+
+- ``engine``: an adapter over ``assistant.service.Assistant`` (answers, section and table lookups,
+  land-use rows, the search index built in the background with its progress).
+- ``views``: pure rendering of answers, sections, permit rows and citation strings (Markdown/HTML).
+- ``ui``: the ``gr.Blocks`` layout and its events (imports gradio).
+- ``server``: settings from the environment and the command line, ``main()``.
+"""

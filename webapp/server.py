@@ -1,0 +1,79 @@
+"""``python app.py``: settings from flags and the environment, then the web app on 127.0.0.1:7860.
+
+Order of work in ``main()``: read the corpus and tables (about a second), start opening the
+search index in the background (built on first run, progress on the terminal and in the page's
+status line), then serve. Nothing is loaded when this module or ``app`` is imported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 7860
+DEFAULT_CONCURRENCY = 4
+DEFAULT_QUEUE_SIZE = 64
+
+
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise SystemExit(f"error: {name}={value!r} is not a whole number") from None
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python app.py", description="The Cotati land-use code assistant (web app).")
+    parser.add_argument("--host", default=os.environ.get("COTATI_HOST", DEFAULT_HOST),
+                        help=f"address to bind (env COTATI_HOST; default {DEFAULT_HOST}, this machine only)")
+    parser.add_argument("--port", type=int, default=_env_int("COTATI_PORT", DEFAULT_PORT),
+                        help=f"port (env COTATI_PORT; default {DEFAULT_PORT})")
+    parser.add_argument("--concurrency", type=int, default=_env_int("COTATI_CONCURRENCY", DEFAULT_CONCURRENCY),
+                        help=f"requests answered at once (env COTATI_CONCURRENCY; default {DEFAULT_CONCURRENCY})")
+    parser.add_argument("--queue-size", type=int, default=_env_int("COTATI_QUEUE_SIZE", DEFAULT_QUEUE_SIZE),
+                        help="requests waiting at most; more are refused at once with 'Queue is full' "
+                             f"(env COTATI_QUEUE_SIZE; default {DEFAULT_QUEUE_SIZE})")
+    args = parser.parse_args(argv)
+    if not 1 <= args.port <= 65535:
+        parser.error(f"--port must be 1-65535, got {args.port}")
+    if args.concurrency < 1 or args.queue_size < 1:
+        parser.error("--concurrency and --queue-size must be at least 1")
+    return args
+
+
+def launch(demo, host: str, port: int, concurrency: int, queue_size: int, block: bool = True):
+    """Queue with a concurrency limit and a bounded size, then serve: no share link, no extra files."""
+    import gradio as gr
+
+    from .ui import CSS, JS
+
+    demo.queue(default_concurrency_limit=concurrency, max_size=queue_size, api_open=False)
+    theme = gr.themes.Default(font=["system-ui", "Segoe UI", "Roboto", "Helvetica", "Arial", "sans-serif"],
+                              font_mono=["ui-monospace", "DejaVu Sans Mono", "monospace"])
+    return demo.launch(server_name=host, server_port=port, share=False, ssr_mode=False, pwa=False, mcp_server=False,
+                       enable_monitoring=False, show_error=False, allowed_paths=[], max_file_size="1kb",
+                       footer_links=["api"], theme=theme, css=CSS, js=JS, prevent_thread_lock=not block, quiet=False)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    # Offline: no telemetry or version check from gradio, no hub look-ups from the model loader.
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+    from .engine import Engine
+    from .ui import build_demo
+
+    print("loading the corpus and tables…", file=sys.stderr, flush=True)
+    engine = Engine.load()
+    demo = build_demo(engine)  # imports gradio; the model's imports start after, not alongside
+    engine.start_index()
+    print(f"serving on http://{args.host}:{args.port} (Ctrl+C stops)", file=sys.stderr, flush=True)
+    launch(demo, args.host, args.port, args.concurrency, args.queue_size)
+    return 0
