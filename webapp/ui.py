@@ -164,7 +164,7 @@ def build_demo(engine: Engine):
         timer = gr.Timer(1.0)
         history = gr.State([])
         asked = gr.State("")
-        with gr.Tabs() as tabs:
+        with gr.Tabs(overflow_behavior="wrap") as tabs:
             with gr.Tab("Ask a question", id="ask"):
                 chatbot = gr.Chatbot(label="Questions and answers", elem_id="chat", height=460, latex_delimiters=no_math,
                                      buttons=["copy"], feedback_options=None, sanitize_html=True,

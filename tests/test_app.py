@@ -1,0 +1,270 @@
+"""The web app end to end: `python app.py` in a child process (started once for this module),
+asked through gradio_client and through a real headless Chromium.
+
+The child uses the deterministic hashing encoder ("hash:64") and a fresh index directory, so the
+index is built in about a second with no model; permit and section answers, which these tests
+check word for word, do not depend on the encoder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+ARTIFACTS = REPO / "artifacts"
+START_TIMEOUT = 120
+
+# (question, the answer's first line as rendered, a section it must cite)
+KNOWN = [
+    ("Can I open a bar on East Cotati Avenue?", "**A use permit (UP) is required.**", "§ 17.22.020"),
+    ("Can I build an ADU in the NL zone?", "**Permitted (P); a zoning clearance is required.**", "§ 17.22.020"),
+    ("Can I open a gym in the CG district?", "**Permitted (P); a zoning clearance is required.**", "§ 17.22.020"),
+    ("Can I open a restaurant in the NG district?", "**Permitted (P); a zoning clearance is required.**", "§ 17.22.020"),
+    ("Can I open a bar in the TOC district?", "**A use permit (UP) is required.**", "§ 17.22.020"),
+    ("Can I build an ADU in the NM zone?", "**Permitted (P); a zoning clearance is required.**", "§ 17.22.020"),
+    ("Can I open a bank in the CD district?", "**A use permit (UP) is required.**", "§ 17.22.020"),
+    ("Can I open a hotel in the CG district?", "**A use permit (UP) is required.**", "§ 17.22.020"),
+    ("Can I have a day care in RR?", "**Not allowed.**", "§ 17.22.020"),
+    ("17.44.065", "**§ 17.44.065 Limited Waiver to Avoid Prohibitions of Service**", "§ 17.44.065"),
+    ("17.44.050", "**§ 17.44.050 Limitations on location**", "§ 17.44.050"),
+    ("17.30.030", "**§ 17.30.030 Fences, walls, and screening**", "§ 17.30.030"),
+    ("17.22.020", "**§ 17.22.020 Allowable land uses and planning permit requirements**", "§ 17.22.020"),
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, response.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as error:
+        return error.code, ""
+
+
+@pytest.fixture(scope="module")
+def server():
+    """`python app.py` on a free port; yields its URL once the page and the index are ready."""
+    port = _free_port()
+    index_dir = tempfile.mkdtemp(prefix="cotati-app-index-")
+    env = {**os.environ, "COTATI_HOST": "127.0.0.1", "COTATI_PORT": str(port), "COTATI_EMBED_MODEL": "hash:64",
+           "COTATI_INDEX_DIR": index_dir, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1"}
+    log = tempfile.NamedTemporaryFile("w+", prefix="cotati-app-", suffix=".log", delete=False)
+    child = subprocess.Popen([sys.executable, "app.py"], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            text = Path(log.name).read_text(encoding="utf-8", errors="replace")
+            if child.poll() is not None:
+                pytest.fail(f"app.py exited with {child.returncode}:\n{text}")
+            if "search index: ready" in text and _get(url)[0] == 200:
+                break
+            if time.monotonic() > deadline:
+                pytest.fail(f"app.py not ready after {START_TIMEOUT} s:\n{text}")
+            time.sleep(0.3)
+        yield url
+    finally:
+        child.terminate()
+        try:
+            child.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+        log.close()
+        os.unlink(log.name)
+        shutil.rmtree(index_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def client(server):
+    from gradio_client import Client
+
+    return Client(server, verbose=False)
+
+
+def test_ask_api_answers_with_a_citation(client):
+    markdown = client.predict("Can I open a bar on East Cotati Avenue?", api_name="/ask")
+    lines = markdown.split("\n")
+    assert lines[0] == "**A use permit (UP) is required.**"
+    assert "- Bar, tavern in CE (Commercial - East Cotati Avenue Corridor): UP (Table 2-3, § 17.22.020)." in lines
+    assert "**Citations**" in lines
+    assert ("1. § 17.22.020 Allowable land uses and planning permit requirements, Table 2-3 — "
+            "Telecommunications facilities ordinance, Section 5, 2023-11-06") in lines
+
+
+def test_only_the_two_documented_endpoints_are_public(client):
+    endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+    assert set(endpoints) == {"/ask", "/section"}
+
+
+def test_section_lookup_returns_the_section_text(client):
+    text = client.predict("17.44.065", api_name="/section")
+    lines = text.split("\n")
+    assert lines[0] == "§ 17.44.065 Limited Waiver to Avoid Prohibitions of Service"
+    assert lines[2] == ("Cite as: Cotati Municipal Code § 17.44.065, as amended by Telecommunications facilities "
+                        "ordinance, Section 6 (2023-11-06)")
+    assert "the review authority may grant a limited" in text and "effective prohibition of service." in text
+
+
+@pytest.mark.parametrize(
+    "query,first_line,words",
+    [("§ 17.30.030", "§ 17.30.030 Fences, walls, and screening", "Table 3-2"),
+     ("Table 3-7", "§ 17.36.050", "Table 3-7"),
+     ("17.99.999", "§ 17.99.999 is not in these documents.", ""),
+     ("a fence", "Type a section number (17.44.065) or a table (Table 2-4).", "")],
+)
+def test_section_lookup_by_number_table_or_refusal(client, query, first_line, words):
+    text = client.predict(query, api_name="/section")
+    assert text.split("\n")[0].startswith(first_line)
+    assert words in text
+
+
+def test_twenty_questions_at_once_all_come_back_correct(client):
+    questions = [KNOWN[i % len(KNOWN)] for i in range(20)]
+    # Different wording of the same questions, so the answers are computed, not served from the cache.
+    asked = [(q if i < len(KNOWN) else q.upper() if not q[0].isdigit() else f"§ {q}", first, cited)
+             for i, (q, first, cited) in enumerate(questions)]
+    barrier = threading.Barrier(len(asked))
+
+    def ask(item):
+        barrier.wait(timeout=30)
+        return client.predict(item[0], api_name="/ask")
+
+    started = time.monotonic()
+    with ThreadPoolExecutor(len(asked)) as pool:
+        results = list(pool.map(ask, asked, timeout=120))
+    assert time.monotonic() - started < 60
+    for (question, first, cited), markdown in zip(asked, results):
+        assert markdown.split("\n")[0] == first, question
+        assert "**Citations**" in markdown and cited in markdown, question
+
+
+def test_same_question_same_markdown(client):
+    first = client.predict("Can I have a day care in RR?", api_name="/ask")
+    again = client.predict("Can I have a day care in RR?", api_name="/ask")
+    assert first == again
+
+
+def test_question_length_is_limited_in_the_server(client):
+    markdown = client.predict("Can I build " + "x" * 5000, api_name="/ask")
+    assert markdown == "**The question is 5,012 characters long; the limit is 2,000.**"
+
+
+def test_out_of_scope_question_is_declined(client):
+    markdown = client.predict("What is the weather in Paris?", api_name="/ask")
+    assert markdown.startswith("**The Cotati code documents in this corpus do not answer this question.**")
+    assert "**Citations**" not in markdown
+
+
+@pytest.mark.parametrize("path", ["app.py", "corpus/cotati/manifest.json", "/etc/passwd", "../../etc/hostname"])
+def test_no_files_are_served_beyond_the_app(server, path):
+    for prefix in ("gradio_api/file=", "file="):
+        status, body = _get(server + prefix + path)
+        assert status in (403, 404, 405), (prefix + path, status, body[:200])
+
+
+# -- a real browser --------------------------------------------------------------------------
+def _chromium():
+    binary = shutil.which("chromium")
+    driver = shutil.which("chromedriver")
+    if not binary or not driver:
+        pytest.skip("Debian's chromium and chromium-driver are not installed (.ci/run installs them)")
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    profile = tempfile.mkdtemp(prefix="cotati-chromium-")
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--window-size=1280,900"):
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service(driver), options=options), profile
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver, profile = _chromium()
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def _wait(predicate, timeout=30.0, what="condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_browser_types_a_question_and_reads_the_answer(server, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    browser.get(server)
+    box = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#question textarea"), what="the question box")[0]
+    assert browser.find_element(By.CSS_SELECTOR, "#question label").text.strip().startswith("Your question")
+    assert "not legal advice" in browser.find_element(By.ID, "disclaimer").text
+    box.click()
+    box.send_keys("Can I open a bar on East Cotati Avenue?")
+    box.send_keys(Keys.ENTER)
+    chat = browser.find_element(By.ID, "chat")
+    _wait(lambda: "A use permit (UP) is required." in chat.text, what="the answer in the chat")
+    text = chat.text
+    assert "Bar, tavern in CE (Commercial - East Cotati Avenue Corridor): UP (Table 2-3, § 17.22.020)." in text
+    assert "Citations" in text and "§ 17.22.020 Allowable land uses and planning permit requirements, Table 2-3" in text
+    live = browser.find_element(By.ID, "answer-live")
+    assert live.get_attribute("aria-live") == "polite" and live.get_attribute("role") == "status"
+    assert "A use permit (UP) is required." in live.get_attribute("textContent")
+    assert box.get_attribute("value") == ""
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.execute_script("window.scrollTo(0, 0)")
+    browser.save_screenshot(str(ARTIFACTS / "app-desktop.png"))
+
+    browser.set_window_size(390, 844)
+    time.sleep(0.5)
+    width = browser.execute_script("return document.documentElement.scrollWidth")
+    assert width <= 400, f"the page scrolls sideways at phone width ({width}px)"
+    browser.save_screenshot(str(ARTIFACTS / "app-phone.png"))
+    browser.set_window_size(1280, 900)
+
+
+def test_browser_opens_a_cited_section_with_the_quote_highlighted(server, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get(server + "?section=17.44.065")
+    view = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#jump-view .section-view"), what="the section view")[0]
+    assert "§ 17.44.065 Limited Waiver to Avoid Prohibitions of Service" in view.text
+    browser.get(server)
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#examples button"), what="the example buttons")
+    button = next(b for b in browser.find_elements(By.CSS_SELECTOR, "#examples button") if "ADU" in b.text)
+    button.click()
+    chat = browser.find_element(By.ID, "chat")
+    _wait(lambda: "Permitted (P); a zoning clearance is required." in chat.text, what="the example's answer")
+    browser.find_element(By.CSS_SELECTOR, "#cited-sections button").click()
+    marks = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#cite-view mark"), what="the highlighted quote")
+    assert "Accessory dwelling unit" in marks[0].text
+    browser.save_screenshot(str(ARTIFACTS / "app-cited-section.png"))
