@@ -12,6 +12,7 @@ import re
 import sys
 import threading
 import time
+import traceback
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -123,9 +124,10 @@ class Engine:
             if warm is not None:
                 warm()
         except (IndexStoreError, IndexBuildError, EncoderError, OSError) as error:
-            self.status.message = str(error)
-            self.status.state = "failed"
-            self._say(f"search index: FAILED: {error}")
+            self._failed(str(error))
+        except Exception as error:  # noqa: BLE001 - a background thread: report, or the status says "building" forever
+            traceback.print_exc(file=sys.stderr)
+            self._failed(f"{type(error).__name__}: {error}")
         else:
             self._searcher_obj = searcher
             self.status.chunks = len(getattr(searcher, "chunks", ()))
@@ -135,6 +137,11 @@ class Engine:
             self._say(f"search index: ready ({self.status.chunks} passages, {self.status.seconds:.1f} s)")
         finally:
             self._finished.set()
+
+    def _failed(self, reason: str) -> None:
+        self.status.message = reason
+        self.status.state = "failed"
+        self._say(f"search index: FAILED: {reason}")
 
     def wait_ready(self, timeout: float | None = None) -> bool:
         self._finished.wait(timeout)
@@ -195,12 +202,16 @@ class Engine:
         return sorted((s for s in self.corpus.sections if s.id == section_id), key=lambda s: (s.date, s.document))
 
     def table_sections(self, table: str) -> list:
-        """The latest statement of each code section that prints Table ``table``, newest first."""
+        """For each code section printing Table ``table``, its latest statement that prints it; newest first.
+
+        (A later excerpt of the section that amends other parts does not hide the table.)"""
         pattern = re.compile(rf"^Tables?\s+{re.escape(table)}\b", re.M)
-        holders = [s for s in self.corpus.latest.values() if s.kind == "code" and pattern.search(s.text)]
-        if not holders:  # an ordinance part that restates the table without a code section
-            holders = [s for s in self.corpus.sections if pattern.search(s.text)]
-        return sorted(holders, key=lambda s: (-_date_key(s.date), s.id, s.document))
+        printing = [s for s in self.corpus.sections if pattern.search(s.text)]
+        code = [s for s in printing if s.kind == "code"] or printing  # else an ordinance part restating it
+        latest: dict[str, object] = {}
+        for section in sorted(code, key=lambda s: (s.date, s.document)):
+            latest[section.id] = section
+        return sorted(latest.values(), key=lambda s: (-_date_key(s.date), s.id, s.document))
 
     def lookup(self, text: object) -> Lookup:
         """Jump box: a section number (17.44.065, § 17.44.065, 001:SECTION-17) or a table (Table 2-4, 2-4)."""
