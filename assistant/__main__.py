@@ -24,13 +24,17 @@ def main(argv: list[str] | None = None) -> int:
 
     assistant = load_assistant(progress=_progress)
     failed = False
-    for question in questions:
-        answer = assistant.ask(question)
-        failed |= answer.route == "invalid" and args.batch is None
-        if args.json:
-            print(json.dumps(answer.to_dict(), ensure_ascii=False), flush=True)
-        else:
-            print(_readable(answer), flush=True)
+    try:
+        for question in questions:
+            answer = assistant.ask(question)
+            failed |= answer.route == "invalid" and args.batch is None
+            if args.json:
+                print(json.dumps(answer.to_dict(), ensure_ascii=False), flush=True)
+            else:
+                print(_readable(answer), flush=True)
+    except BrokenPipeError:  # piped into `head`: not an error
+        sys.stderr.close()
+        return 0
     return 1 if failed else 0
 
 

@@ -90,12 +90,17 @@ def _conditions(entries, corpus) -> list[str]:
     return lines
 
 
-def section_answer(query: Query, section, corpus, lead: str = "") -> Answer:
-    quote = best_sentences(section.text, query.text) if lead else _opening(section.text)
-    first = lead or f"§ {section.id} {section.title}".strip()
+def section_answer(query: Query, section, corpus, passage: str = "") -> Answer:
+    """A section by number: its heading and opening; or, given a passage of it, that passage first."""
+    if passage:
+        quote = passage
+        lines = [passage]
+    else:
+        quote = _opening(section.text)
+        lines = [f"§ {section.id} {section.title}".strip(), f'"{quote}"']
     citation = corpus.citation(section, quote)
-    text = "\n".join([first, f'"{quote}"', _source_line([citation], corpus)])
-    return Answer(question=query.text, answer=text, abstained=False, citations=(citation,), route="section")
+    lines.append(_source_line([citation], corpus))
+    return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=(citation,), route="section")
 
 
 def passage_answer(query: Query, hits, corpus) -> Answer:

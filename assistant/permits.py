@@ -24,6 +24,10 @@ STOP = frozenset("can i we my a an the in on at to of for is are be it do does w
                  "there any you there's please".split())
 
 
+def _content_words(text: str) -> set[str]:
+    return {word for word in words_of(text) if word not in STOP}
+
+
 def words_of(text: str) -> list[str]:
     return [_fold(word) for word in re.findall(r"[a-z0-9&]+", text.lower())]
 
@@ -66,29 +70,70 @@ class PermitTables:
     def row_words(self) -> set[str]:
         return {word for rows in self.rows.values() for row in rows for word in re.findall(r"[a-z]+", row.lower())}
 
-    def match(self, phrase: str, tables: Iterable[str] | None = None, strict: bool = False) -> list[RowMatch]:
-        """Rows whose label the phrase names, best first: all label words covered wins."""
-        wanted = [word for word in words_of(phrase) if word not in STOP]
+    def match(self, phrase: str, tables: Iterable[str] | None = None, synonyms: str = "") -> list[RowMatch]:
+        """Rows the question names, best first.
+
+        Words of the question itself count twice: an everyday word's table label ("restaurant"
+        for a "fast food restaurant") only helps a row the question's own words fit less well.
+        """
+        asked = _content_words(phrase)
+        asked |= {a + b for a, b in zip(words_of(phrase), words_of(phrase)[1:])}  # "mobile home"
+        wanted = asked | _content_words(synonyms)
         if not wanted:
             return []
         matches = []
         for table in tables if tables is not None else list(self.rows):
             for row in self.rows.get(table, []):
-                label = [word for word in words_of(row) if word not in GENERIC or len(words_of(row)) <= 2]
+                label = set(words_of(row)) - STOP
+                if len(label) > 2:
+                    label -= GENERIC
                 if not label:
                     continue
-                shared = set(label) & set(wanted)
-                if not shared or not (shared - GENERIC):
+                shared = label & wanted
+                if not shared - GENERIC or len(shared) / len(label) < 0.5:
                     continue
-                coverage = len(shared) / len(set(label))
-                precision = len(shared) / len(set(wanted))
-                if strict and coverage < 1.0:
-                    continue
-                if coverage < 0.5:
-                    continue
-                matches.append(RowMatch(table, row, round(coverage + 0.5 * precision, 4)))
+                own = len(label & asked) / len(label)
+                score = own + len(shared) / len(label) + 0.25 * len(shared) / len(wanted)
+                matches.append(RowMatch(table, row, round(score, 4)))
         matches.sort(key=lambda m: (-m.score, len(m.row), m.table, m.row))
-        return matches
+        return _by_count(matches, phrase)
 
     def cell(self, table: str, row: str, district: str):
         return self.cells.get((table, row, district))
+
+
+COUNT_IN_QUESTION = re.compile(r"\b(\d+)[ -]?(?:units?|clients?|homes?|apartments?|dwellings?)\b")
+RANGES = (
+    (re.compile(r"(\d+) or more|(\d+)\+"), lambda a: (a, float("inf"))),
+    (re.compile(r"(\d+) or fewer"), lambda a: (0, a)),
+    (re.compile(r"up to (\d+)"), lambda a: (0, a)),
+)
+PAIRS = re.compile(r"(\d+) (?:to|or) (\d+)")
+SINGLE = re.compile(r"(\d+) (?:units?|clients?)")
+
+
+def label_range(label: str) -> tuple[float, float] | None:
+    """The count a row label covers: "3 or 4 units" -> (3, 4), "10 or more units" -> (10, inf)."""
+    for pattern, make in RANGES:
+        match = pattern.search(label)
+        if match:
+            return make(int(next(group for group in match.groups() if group)))
+    pair = PAIRS.search(label)
+    if pair:
+        return int(pair.group(1)), int(pair.group(2))
+    single = SINGLE.search(label)
+    return (int(single.group(1)),) * 2 if single else None
+
+
+def _by_count(matches: list[RowMatch], phrase: str) -> list[RowMatch]:
+    """When the question gives a count ("12 unit"), rows whose label range holds it come first."""
+    found = COUNT_IN_QUESTION.search(phrase)
+    if not found:
+        return matches
+    count = int(found.group(1))
+    fitting = []
+    for match in matches:
+        span = label_range(match.row)
+        if span and span[0] <= count <= span[1]:
+            fitting.append(match)
+    return fitting + [m for m in matches if m not in fitting] if fitting else matches

@@ -62,6 +62,7 @@ class Assistant:
         self.vocabulary = corpus.vocabulary
         self.known_words = tables.row_words()
         self.out_of_scope = _out_of_scope()
+        self.known_words |= {word for phrase in sum(self.out_of_scope, []) for word in phrase.split()}
 
     @property
     def searcher(self):
@@ -87,7 +88,7 @@ class Assistant:
         if query.sections:
             section = self.corpus.section(query.sections[0])
             if section is not None:
-                return compose.section_answer(query, section, self.corpus)
+                return compose.section_answer(query, section, self.corpus, _subsection(section.text, query.subsection))
             return compose.abstain(query, self._nearest(query), f"§ {query.sections[0]} is not in these documents.")
         if query.apn:
             return self._apn(query)
@@ -96,7 +97,7 @@ class Assistant:
             return permit
         if set(query.topics) & STANDARDS_TOPICS:
             lookup = self.standards.lookup(query)
-            if lookup is not None:
+            if lookup is not None and lookup.readable:
                 return compose.standards_answer(query, lookup, self.corpus)
         if query.tables:
             section = self._table_section(query.tables[0])
@@ -112,16 +113,18 @@ class Assistant:
         return any(re.search(rf"\b{re.escape(s)}\b", text) for s in subjects + places)
 
     def _permit(self, query: Query) -> Answer | None:
-        if set(query.topics) & STANDARDS_TOPICS and not set(query.topics) & PERMIT_TOPICS:
+        if set(query.topics) & STANDARDS_TOPICS:
+            return None  # "how tall can I build" asks for a standard, not a permit
+        # A use named without a district or an "is it allowed" question is asked about
+        # something else (its procedure, its definition): passages answer that.
+        if not (set(query.topics) & PERMIT_TOPICS or query.districts):
             return None
-        phrase = query.land_use or query.normalized
-        if not (query.land_use or set(query.topics) & PERMIT_TOPICS or query.districts):
-            return None
+        phrase = query.normalized
         for word in query.district_words:
             phrase = phrase.replace(word.lower(), " ")
         districts = list(query.districts)
         tables = sorted({t for d in districts for t in self.tables.tables_for(d)}) or None
-        matches = self.tables.match(phrase, tables)
+        matches = self.tables.match(phrase, tables, synonyms=" ".join(query.land_uses))
         if not matches:
             return None
         best = matches[0]
@@ -141,7 +144,7 @@ class Assistant:
             return compose.abstain(query, self._nearest(query), f"Parcel {query.apn} is not named in these documents.")
         # The part that acts on the parcel, not the ordinance title that lists it.
         section = max(holders, key=lambda s: (not s.id.endswith(":PREAMBLE"), s.date, s.document))
-        return compose.section_answer(query, section, self.corpus, lead=_apn_line(section.text, query.apn))
+        return compose.section_answer(query, section, self.corpus, _apn_line(section.text, query.apn))
 
     def _table_section(self, table: str):
         pattern = re.compile(rf"^Tables?\s+{re.escape(table)}\b", re.M)
@@ -153,10 +156,22 @@ class Assistant:
         preferred = {s for topic in query.topics for s in self.vocabulary.topics[topic][1]}
         ranked = sorted(hits, key=lambda h: (h.section not in preferred, h.rank))
         supported = [h for h in ranked if h.bm25_rank is not None or h.direct]
+        if query.districts:
+            # A question about a district is answered only by text that speaks of that district.
+            supported = [h for h in supported if self._mentions_district(h.text, query.districts)]
         if not supported:
             return compose.abstain(query, self._nearest(query))
         chosen = _distinct_sections(supported)[:2]
         return compose.passage_answer(query, chosen, self.corpus)
+
+    def _mentions_district(self, text: str, districts: tuple[str, ...]) -> bool:
+        lowered = text.lower()
+        for symbol in districts:
+            district = self.vocabulary.district(symbol)
+            names = [district.name.lower(), *district.aliases] if district else []
+            if re.search(rf"(?<![A-Za-z]){symbol}(?![A-Za-z])", text) or any(name in lowered for name in names):
+                return True
+        return False
 
     def _hits(self, text: str, k: int):
         from index import QueryError
@@ -170,9 +185,37 @@ class Assistant:
         return list(dict.fromkeys(hit.section for hit in self._hits(query.text, 5)))[:3]
 
 
+def _subsection(text: str, path: tuple[str, ...]) -> str:
+    """The paragraph of subsection (E) or (D)(5) of a section's text, "" if it is not printed."""
+    if not path:
+        return ""
+    lines = text.split("\n")
+    # "E. Title ..." in full text; "(17.39.040(D))" where an ordinance prints an excerpt.
+    letter = re.compile(rf"^{re.escape(path[0])}\.\s|\([\d.]+\s*\({re.escape(path[0])}\)\)$")
+    start = next((i for i, line in enumerate(lines) if letter.search(line)), None)
+    if start is None:
+        return ""
+    if len(path) == 1:
+        return _clip(lines[start])
+    item = re.compile(rf"^{re.escape(path[1])}\.\s")
+    next_letter = re.compile(r"^[A-Z]\.\s|\([\d.]+\s*\([A-Z]\)\)$")
+    taken: list[str] = []
+    for line in lines[start + 1:]:
+        if next_letter.search(line) or (taken and re.match(r"^\d+\.\s", line)):
+            break
+        if taken or item.match(line):
+            taken.append(line)  # the item and its lettered parts (a., b., ...)
+    return _clip(" ".join(taken) if taken else lines[start])
+
+
+def _clip(text: str, limit: int = 600) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
 def _apn_line(text: str, apn: str) -> str:
-    sentences = re.split(r"(?<=[.;])\s+", " ".join(text.split()))
-    return next((s for s in sentences if apn in s), sentences[0])
+    """The paragraph that names the parcel (sentences would split at "Commercial E.")."""
+    line = next((line for line in text.split("\n") if apn in line), text.split("\n")[0])
+    return line if len(line) <= 400 else line[:399].rsplit(" ", 1)[0] + "…"
 
 
 def _one_per_table(matches, best):

@@ -24,6 +24,12 @@ class StandardsLookup:
     district: str = ""
     several_columns: bool = False  # the table has more columns than the answer shows
 
+    @property
+    def readable(self) -> bool:
+        """False when every cell that answers the question was flagged for review."""
+        answers = [entry for entry in self.entries if not entry.cell.column.startswith("Applicable")]
+        return any(entry.cell.value is not None and not entry.cell.review for entry in answers)
+
 
 @lru_cache(maxsize=1)
 def _spec() -> dict:
@@ -53,6 +59,8 @@ class StandardsTables:
                 continue
             if table.get("district") and table["district"] not in query.districts:
                 continue
+            if set(table.get("not_with_topics", ())) & set(query.topics):
+                continue
             for found in self._candidates(table, query, wanted, spec):
                 score, lookup = found
                 if best is None or (score, -order) > (best[0], -best[1]):
@@ -71,6 +79,7 @@ class StandardsTables:
                     several = len(self.cells[(key[0], key[1], row)]) > 1
                     yield 10.0 + len(exact), StandardsLookup(table["table"], table["section"], row, entries, district, several)
             return
+        wanted = wanted - set(table.get("ignore_words", ()))
         for category, row in rows:
             label = set(words_of(row)) - STOP
             heading = set(words_of(category)) - STOP

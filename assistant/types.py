@@ -12,11 +12,13 @@ class Query:
     text: str
     normalized: str
     sections: tuple[str, ...] = ()  # section numbers named ("17.44.065")
+    subsection: tuple[str, ...] = ()  # subsection of the first one: ("E",) or ("D", "5")
     tables: tuple[str, ...] = ()  # table numbers named ("2-4")
     districts: tuple[str, ...] = ()  # district symbols, in the order mentioned
     district_words: tuple[str, ...] = ()  # the words that named them ("east cotati avenue")
     land_use: str = ""  # the land-use phrase after synonyms ("accessory dwelling unit")
     land_use_words: str = ""  # the words of the question that named it
+    land_uses: tuple[str, ...] = ()  # every table label its everyday words stand for, longest phrase first
     topics: tuple[str, ...] = ()
     apn: str = ""  # assessor's parcel number ("144-720-061")
 

@@ -14,6 +14,7 @@ from .types import Query
 from .vocab import Vocabulary
 
 SECTION = re.compile(r"(?<![\d.])(\d{1,2}\.\d{2}\.\d{3})(?![\d])")
+SUBSECTION = re.compile(r"(\d{1,2}\.\d{2}\.\d{3})\s*(?:\(\s*([A-Z])\s*\)|\s+([A-Z])\b)(?:\s*\(?\s*(\d{1,2})\s*\)?)?")
 CHAPTER = re.compile(r"\bchapter\s+(\d{1,2}\.\d{2})\b", re.I)
 TABLE = re.compile(r"\btable\s+(\d-\d{1,2})\b", re.I)
 APN = re.compile(r"\b(\d{3}-\d{3}-\d{3})\b")
@@ -25,19 +26,30 @@ AMBIGUOUS_SYMBOLS = frozenset({"CA", "LP", "NG", "SW", "PF", "CD", "CE", "NM", "
 def understand(question: str, vocabulary: Vocabulary, known_words: Iterable[str] = ()) -> Query:
     normalized = _normalize(question, set(known_words) | _vocabulary_words(vocabulary))
     districts, district_words = _districts(question, normalized, vocabulary)
-    land_use, land_use_words = _land_use(normalized, vocabulary)
+    land_uses = _land_uses(normalized, vocabulary)
+    land_use, land_use_words = land_uses[0] if land_uses else ("", "")
     return Query(
         text=question,
         normalized=normalized,
         sections=tuple(dict.fromkeys(SECTION.findall(question))),
+        subsection=_subsection_path(question),
         tables=tuple(dict.fromkeys(TABLE.findall(question))),
         districts=districts,
         district_words=district_words,
         land_use=land_use,
         land_use_words=land_use_words,
-        topics=_topics(normalized, vocabulary),
+        land_uses=tuple(target for target, _ in land_uses),
+        topics=_topics(_without(normalized, district_words), vocabulary),
         apn=(APN.search(question).group(1) if APN.search(question) else ""),
     )
+
+
+def _subsection_path(question: str) -> tuple[str, ...]:
+    match = SUBSECTION.search(question)
+    if not match:
+        return ()
+    letter = match.group(2) or match.group(3)
+    return (letter, match.group(4)) if match.group(4) else (letter,)
 
 
 def _normalize(question: str, known: set[str]) -> str:
@@ -45,11 +57,16 @@ def _normalize(question: str, known: set[str]) -> str:
     words = WORD.findall(question.lower().replace("’", "'"))
     fixed = []
     for word in words:
-        if len(word) >= 5 and word.isalpha() and word not in known:
+        if len(word) >= 5 and word.isalpha() and word not in known and not _plural_of_known(word, known):
             close = difflib.get_close_matches(word, known, n=1, cutoff=0.85)
             word = close[0] if close else word
         fixed.append(word)
     return " ".join(fixed)
+
+
+def _plural_of_known(word: str, known: set[str]) -> bool:
+    """A plural or singular of a known word is not a typo ("hours" is not "hour")."""
+    return word.endswith("s") and word[:-1] in known or word + "s" in known
 
 
 def _vocabulary_words(vocabulary: Vocabulary) -> set[str]:
@@ -62,7 +79,21 @@ def _vocabulary_words(vocabulary: Vocabulary) -> set[str]:
 
 
 def _contains(text: str, phrase: str) -> bool:
+    """Whole-word phrase match that ignores simple plurals ("cell sites" names "cell site")."""
+    text, phrase = fold_plurals(text), fold_plurals(phrase)
     return re.search(r"(?<![a-z0-9])" + re.escape(phrase) + r"(?![a-z0-9])", text) is not None
+
+
+def fold_plurals(text: str) -> str:
+    return re.sub(r"\b([a-z]{3,}?)(?:ies|s)\b", lambda m: _singular(m.group(0)), text)
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("ss") or len(word) <= 3:
+        return word
+    return word[:-1]
 
 
 def _districts(question: str, normalized: str, vocabulary: Vocabulary) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -81,11 +112,11 @@ def _districts(question: str, normalized: str, vocabulary: Vocabulary) -> tuple[
             continue
         for phrase in sorted((district.name.lower(), *district.aliases, *district.places), key=len, reverse=True):
             if _contains(normalized, phrase.lower()):
-                found.append((normalized.index(phrase.lower()), district.symbol, phrase))
+                found.append((fold_plurals(normalized).find(fold_plurals(phrase.lower())), district.symbol, phrase))
                 break
     for group, symbols in vocabulary.groups.items():
         if _contains(normalized, group) and not any(symbol in symbols for _, symbol, _ in found):
-            position = normalized.index(group)
+            position = fold_plurals(normalized).find(fold_plurals(group))
             found.extend((position, symbol, group) for symbol in symbols)
     found = _drop_shadowed(found)
     found.sort(key=lambda item: item[0])
@@ -108,13 +139,18 @@ def _drop_shadowed(found: list[tuple[int, str, str]]) -> list[tuple[int, str, st
     return kept
 
 
-def _land_use(normalized: str, vocabulary: Vocabulary) -> tuple[str, str]:
-    """The land-use phrase the question names through an everyday word, longest match first."""
-    best = ("", "")
-    for phrase, target in vocabulary.synonyms.items():
-        if _contains(normalized, phrase) and len(phrase) > len(best[1]):
-            best = (target, phrase)
-    return best
+def _land_uses(normalized: str, vocabulary: Vocabulary) -> list[tuple[str, str]]:
+    """(table label, everyday phrase) for each everyday word the question uses, longest phrase first."""
+    found = [(target, phrase) for phrase, target in vocabulary.synonyms.items() if target and _contains(normalized, phrase)]
+    found.sort(key=lambda item: (-len(item[1]), item[1]))
+    return list({target: (target, phrase) for target, phrase in reversed(found)}.values())[::-1]
+
+
+def _without(text: str, phrases: tuple[str, ...]) -> str:
+    """The text with district names blanked, so "Neighborhood Medium Density" is not a density question."""
+    for phrase in phrases:
+        text = text.replace(phrase.lower(), " ")
+    return text
 
 
 def _topics(normalized: str, vocabulary: Vocabulary) -> tuple[str, ...]:
