@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .passages import best_sentences
+from .passages import scored_quote
 from .permits import PERMIT_WORDS, SHORT_WORDS, PermitTables, RowMatch
 from .types import Answer, Citation, Query
 
@@ -104,18 +104,22 @@ def section_answer(query: Query, section, corpus, passage: str = "") -> Answer:
 
 
 def passage_answer(query: Query, hits, corpus) -> Answer:
-    citations, quotes = [], []
-    for hit in hits:
+    """Quotes from the best hits; the hit whose quote answers the question best comes first."""
+    found = []
+    for order, hit in enumerate(hits):
         section = corpus.section(hit.section, hit.document)
         if section is None:
             continue
-        quote = best_sentences(hit.text, query.text)
-        citations.append(corpus.citation(section, quote))
-        quotes.append(f'§ {section.id} ({corpus.document_label(section.document)}, {section.date}): "{quote}"')
-    if not citations:
+        score, quote = scored_quote(hit.text, query.text, idf=corpus.idf, definition="definition" in query.topics)
+        found.append((-score, order, section, quote))
+    if not found:
         return abstain(query, [])
-    first = quotes[0].split(": ", 1)[1].strip('"')
-    lines = [first] + quotes + [_source_line(citations, corpus)]
+    found.sort(key=lambda item: (item[0], item[1]))
+    found = found[:2]
+    citations = [corpus.citation(section, quote) for _, _, section, quote in found]
+    quotes = [f'§ {section.id} ({corpus.document_label(section.document)}, {section.date}): "{quote}"'
+              for _, _, section, quote in found]
+    lines = [found[0][3]] + quotes + [_source_line(citations, corpus)]
     return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=tuple(citations), route="passage")
 
 

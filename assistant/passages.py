@@ -1,37 +1,78 @@
-"""Pick the sentences of a passage that answer a question, to quote them word for word."""
+"""Pick the sentences of a passage that answer a question, to quote them word for word.
+
+Sentences are scored by the question words they share, rare words weighing more (IDF over the
+corpus sections); a "how long / how many" question favours sentences that state a quantity, a
+definition question favours sentences that say what a term "means". Section headings are never
+the quote when the passage has a sentence.
+"""
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
 
 from .permits import STOP, words_of
 
-SENTENCE = re.compile(r"(?<=[.;:])\s+(?=[A-Z0-9(])|\n+")
+SENTENCE = re.compile(r"(?<=[.;:])\s+(?=[A-Z0-9(“\"])|\n+")
+HEADING = re.compile(r"^§?\s*\d{1,2}\.\d{2}\.\d{3}\b")
+QUANTITY_QUESTION = re.compile(r"\bhow (?:long|many|much|far|close|tall|high|wide|big|deep|soon|large)\b|\b(?:minimum|maximum|max|min|limit)\b")
+QUANTITY = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|"
+    r"ninety|hundred|thousand|half|percent)\b", re.I)
+DEFINITION = re.compile(r"[”\"] means\b|\bmeans\b")
 MAX_QUOTE = 400
 
 
-def best_sentences(text: str, question: str, limit: int = 2) -> str:
-    """The passage's sentences sharing most words with the question, in passage order."""
+def document_frequencies(texts: Iterable[str]) -> tuple[Mapping[str, float], float]:
+    """IDF of each word over the given texts, and the IDF of an unseen word."""
+    counts: Counter = Counter()
+    total = 0
+    for text in texts:
+        total += 1
+        counts.update(set(words_of(text)))
+    idf = {word: math.log(1 + total / count) for word, count in counts.items()}
+    return idf, math.log(1 + total)
+
+
+def scored_quote(text: str, question: str, limit: int = 2, idf: Mapping[str, float] | None = None,
+                 definition: bool = False) -> tuple[float, str]:
+    """(how well it answers, the passage's best sentences in passage order, verbatim)."""
     wanted = {word for word in words_of(question) if word not in STOP and len(word) > 1}
     pieces = [s.strip() for s in SENTENCE.split(text) if s and s.strip()]
     # Indices are positions in the passage, so only truly adjacent sentences are joined without "…".
     sentences = [(index, piece) for index, piece in enumerate(pieces) if len(piece) > 20]
     if not sentences:
-        return _trim(text.strip())
+        return 0.0, _trim(text.strip())
+    wants_quantity = bool(QUANTITY_QUESTION.search(question.lower()))
     scored = []
     for index, sentence in sentences:
-        words = set(words_of(sentence))
-        overlap = len(words & wanted)
-        scored.append((overlap, -index, sentence))
+        score = _score(sentence, wanted, idf)
+        if score and wants_quantity and QUANTITY.search(sentence):
+            score *= 1.5
+        if score and definition and DEFINITION.search(sentence):
+            score *= 1.5
+        if HEADING.match(sentence) and len(sentences) > 1:
+            score *= 0.1
+        scored.append((score, -index, sentence))
     scored.sort(reverse=True)
     chosen = sorted(scored[:limit], key=lambda item: -item[1])
-    if chosen and chosen[0][0] == 0:
+    if scored[0][0] == 0:
         chosen = [max(scored, key=lambda item: item[1])]  # nothing shared: the opening sentence
-    # Sentences that were not next to each other are joined with an ellipsis: a quote stays verbatim.
+    elif len(chosen) > 1 and chosen[-1][0] < 0.5 * scored[0][0]:
+        chosen = [scored[0]]  # a weak second sentence adds noise, not support
     quote = chosen[0][2]
     for (_, before, _), (_, index, sentence) in zip(chosen, chosen[1:]):
         quote += (" " if before - index == 1 else " … ") + sentence
-    return _trim(quote)
+    return scored[0][0], _trim(quote)
+
+
+def _score(sentence: str, wanted: set[str], idf: Mapping[str, float] | None) -> float:
+    shared = wanted & set(words_of(sentence))
+    if idf is None:
+        return float(len(shared))
+    return sum(idf.get(word, 1.0) for word in shared)
 
 
 def overlap(text: str, question: str) -> int:

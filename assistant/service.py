@@ -9,6 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from . import compose
+from .passages import document_frequencies
 from .permits import PermitTables
 from .standards import StandardsTables
 from .types import Answer, Citation, Query
@@ -30,6 +31,7 @@ class Corpus:
         self.documents = {doc.id: doc for doc in documents}
         self.vocabulary = vocabulary
         self.by_key = {(s.id, s.document): s for s in self.sections}
+        self.idf, _ = document_frequencies(section.text for section in self.sections)
         self.latest: dict[str, object] = {}
         for section in sorted(self.sections, key=lambda s: (s.date, s.document)):
             self.latest[section.id] = section
@@ -161,7 +163,7 @@ class Assistant:
             supported = [h for h in supported if self._mentions_district(h.text, query.districts)]
         if not supported:
             return compose.abstain(query, self._nearest(query))
-        chosen = _distinct_sections(supported)[:2]
+        chosen = _distinct_sections(supported)[:4]
         return compose.passage_answer(query, chosen, self.corpus)
 
     def _mentions_district(self, text: str, districts: tuple[str, ...]) -> bool:
