@@ -63,3 +63,16 @@ def test_empty_corpus_and_empty_documents():
     assert BM25Index([]).top(["fence"], 3) == []
     idx = BM25Index([[], ["fence"]])
     assert [r for r, _ in idx.top(["fence"], 3)] == [1]
+
+
+def test_postings_scoring_equals_rank_bm25_scoring():
+    from conftest_index import sections
+
+    from index.chunks import chunk_corpus
+    from index.tokenize import tokenize
+
+    docs = [tokenize(c.embed_text) for c in chunk_corpus(sections())]
+    idx = BM25Index(docs)
+    for q in ("wireless tower setback 100 feet", "Table 3-7 parking", "fence fence height", "granny"):
+        toks = tokenize(q)
+        assert idx.scores(toks) == pytest.approx(idx.reference_scores(toks))
