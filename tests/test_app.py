@@ -244,12 +244,16 @@ def test_browser_types_a_question_and_reads_the_answer(server, browser):
     browser.execute_script("window.scrollTo(0, 0)")
     browser.save_screenshot(str(ARTIFACTS / "app-desktop.png"))
 
-    browser.set_window_size(390, 844)
-    time.sleep(0.5)
-    width = browser.execute_script("return document.documentElement.scrollWidth")
-    assert width <= 400, f"the page scrolls sideways at phone width ({width}px)"
-    browser.save_screenshot(str(ARTIFACTS / "app-phone.png"))
-    browser.set_window_size(1280, 900)
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    try:
+        time.sleep(0.5)
+        width = browser.execute_script("return document.documentElement.scrollWidth")
+        assert width <= 390, f"the page scrolls sideways at phone width ({width}px)"
+        assert "A use permit (UP) is required." in chat.text
+        browser.save_screenshot(str(ARTIFACTS / "app-phone.png"))
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 def test_browser_opens_a_cited_section_with_the_quote_highlighted(server, browser):

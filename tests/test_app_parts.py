@@ -98,6 +98,8 @@ def test_section_html_escapes_and_marks():
     assert "<script>" not in page and "&lt;script&gt;" in page and "A &lt;b&gt;" in page
     assert '<mark id="quoted-1">The quoted words here.</mark>' in page
     assert "Section 3 · page 2 · excerpt" in page and "Also stated in: Older (2020)." in page
+    S.text = "Shown in Table 2-4 below.\nTable 2-4 Parcel Size\nrows"
+    assert '<mark id="quoted-1">Table 2-4 Parcel Size</mark>' in views.section_html(S, "d", "c", table="2-4")
 
 
 def _entry(column, value, document="002", date="2025-12-09", history=(), footnotes=(), **kw):
@@ -117,10 +119,10 @@ def test_permit_markdown_every_district_with_notes_source_and_history():
     text = views.permit_markdown("2-4", "Bar, tavern", cells, lambda s: names.get(s, ""), label)
     lines = text.split("\n")
     assert lines[0] == "### Bar, tavern — Table 2-4 (§ 17.22.020)"
-    assert ("| **HC** Historic Core | UP — use permit (UP) | (3) | Ord. 939 (Santero Way and TOC districts), 2025-12-09, "
-            "Section 7 | UP — use permit (UP) — Telecommunications facilities ordinance, 2023-11-06 |") in lines
-    assert ("| **NG** Northern Gateway | MUP — minor use permit (MUP) | — | Corrections and streamlining ordinance, "
-            "2026-08-11, Section 7 | UP — use permit (UP) — Telecommunications facilities ordinance, 2023-11-06 "
+    assert ("| **HC** Historic Core | use permit (UP) | (3) | Ord. 939 (Santero Way and TOC districts), 2025-12-09, "
+            "Section 7 | use permit (UP) — Telecommunications facilities ordinance, 2023-11-06 |") in lines
+    assert ("| **NG** Northern Gateway | minor use permit (MUP) | — | Corrections and streamlining ordinance, "
+            "2026-08-11, Section 7 | use permit (UP) — Telecommunications facilities ordinance, 2023-11-06 "
             "(changed) |") in lines
     assert "| **SW** | unreadable (could not be read with confidence: merged cell) | — |" in text
     assert "- (3) See Section 17.42.165, Retail use maximum floor area." in lines

@@ -34,6 +34,7 @@ CSS = """
 .section-view h3 { margin: 6px 0; }
 #examples button { white-space: normal; }
 #permit-view table { display: block; overflow-x: auto; }
+#permit-view th { white-space: nowrap; }
 :focus-visible { outline: 3px solid #1d4ed8 !important; outline-offset: 2px; }
 """
 
@@ -114,7 +115,7 @@ def build_demo(engine: Engine):
             if found.table in engine.tables.rows:
                 note += " Pick a land use below to see this permit table row by row."
         cite = _section_cite(section)
-        return views.section_html(section, document_label(section.document), cite, "", others, note), cite
+        return views.section_html(section, document_label(section.document), cite, "", others, note, found.table), cite
 
     def section_lookup(text: str) -> str:
         """Full text of a section (17.44.065) or of the section printing a table (Table 2-4), with its citation."""

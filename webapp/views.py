@@ -136,10 +136,15 @@ def marked_html(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(out)
 
 
+def table_spans(text: str, table: str) -> list[tuple[int, int]]:
+    """The heading line(s) of Table ``table`` ("Table 2-4" at a line start), to mark on a jump."""
+    return [(m.start(), m.end()) for m in re.finditer(rf"(?m)^Tables?\s+{re.escape(table)}\b.*$", text)]
+
+
 def section_html(section, document_label: str, citation: str, quote: str = "", others: list[str] | None = None,
-                 note: str = "") -> str:
-    """A section's full text with the quoted passage marked, its document, date and citation."""
-    spans = highlight_spans(section.text, quote) if quote else []
+                 note: str = "", table: str = "") -> str:
+    """A section's full text with the quoted passage (or a table's heading) marked, its document, date and citation."""
+    spans = highlight_spans(section.text, quote) if quote else table_spans(section.text, table) if table else []
     heading = f"§ {section.id} {section.title}".strip() if ":" not in section.id else f"{section.id} {section.title}".strip()
     meta = [document_label, section.date]
     where = ordinance_part(section.ordinance_section)
@@ -179,8 +184,7 @@ def section_text(section, document_label: str, citation: str) -> str:
 def requirement_words(value: str | None) -> str:
     if value is None:
         return "unreadable"
-    words = SHORT_WORDS.get(value)
-    return f"{value} — {words}" if words and words != value else value
+    return SHORT_WORDS.get(value, value)  # "use permit (UP)", "not allowed"
 
 
 def permit_markdown(table: str, row: str, cells: list, district_name, document_label) -> str:
