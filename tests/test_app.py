@@ -228,9 +228,15 @@ def test_browser_types_a_question_and_reads_the_answer(server, browser):
     box = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#question textarea"), what="the question box")[0]
     assert browser.find_element(By.CSS_SELECTOR, "#question label").text.strip().startswith("Your question")
     assert "not legal advice" in browser.find_element(By.ID, "disclaimer").text
-    box.click()
-    box.send_keys("Can I open a bar on East Cotati Avenue?")
-    box.send_keys(Keys.ENTER)
+    # Keyboard only: Tab from the top of the page to the question box, type, press Enter.
+    for _ in range(40):
+        if browser.execute_script("return !!document.activeElement && !!document.activeElement.closest('#question')"):
+            break
+        browser.switch_to.active_element.send_keys(Keys.TAB)
+    else:
+        raise AssertionError("the question box cannot be reached with the Tab key")
+    browser.switch_to.active_element.send_keys("Can I open a bar on East Cotati Avenue?")
+    browser.switch_to.active_element.send_keys(Keys.ENTER)
     chat = browser.find_element(By.ID, "chat")
     _wait(lambda: "A use permit (UP) is required." in chat.text, what="the answer in the chat")
     text = chat.text
@@ -240,6 +246,9 @@ def test_browser_types_a_question_and_reads_the_answer(server, browser):
     assert live.get_attribute("aria-live") == "polite" and live.get_attribute("role") == "status"
     assert "A use permit (UP) is required." in live.get_attribute("textContent")
     assert box.get_attribute("value") == ""
+    outside = browser.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name).filter(n => !n.startsWith(arguments[0]))", server)
+    assert outside == [], "the page must work offline: nothing fetched from other hosts"
     ARTIFACTS.mkdir(exist_ok=True)
     browser.execute_script("window.scrollTo(0, 0)")
     browser.save_screenshot(str(ARTIFACTS / "app-desktop.png"))
