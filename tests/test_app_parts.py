@@ -162,6 +162,13 @@ def test_table_lookup_lists_every_section_printing_it(loaded):
     assert {s.id for s in found.sections} >= {"17.22.020", "17.24.020"}
 
 
+def test_documents_are_listed_oldest_first(loaded):
+    documents = _engine(loaded, lambda progress: None).documents()
+    assert [d.id for d in documents] == ["000", "002", "003", "001"]
+    text = views.documents_markdown(documents)
+    assert text.split("\n")[0].startswith("- **2023-11-06** — Telecommunications facilities ordinance: Ordinance amending")
+
+
 def test_land_uses_cover_every_permit_row(loaded):
     engine = _engine(loaded, lambda progress: None)
     uses = engine.land_uses()

@@ -261,6 +261,10 @@ class Engine:
     def document_label(self, document: str) -> str:
         return self.corpus.document_label(document)
 
+    def documents(self) -> list:
+        """The corpus documents (manifest records), oldest first."""
+        return sorted(self.corpus.documents.values(), key=lambda d: (d.date, d.id))
+
     def document_kind(self, document: str) -> str:
         info = self.corpus.documents.get(document)
         return info.kind if info else ""

@@ -161,6 +161,8 @@ def build_demo(engine: Engine):
         gr.Markdown("# Cotati land-use code assistant\nPlain-English answers about the City of Cotati Municipal Code, "
                     "Title 17 (Land Use), quoted from the code and its amending ordinances.", latex_delimiters=no_math)
         gr.Markdown(views.DISCLAIMER, elem_id="disclaimer", latex_delimiters=no_math)
+        with gr.Accordion("The documents answers come from", open=False, elem_id="documents"):
+            gr.Markdown(views.documents_markdown(engine.documents()), latex_delimiters=no_math)
         status = gr.Markdown(engine.status.text(), elem_id="index-status", latex_delimiters=no_math)
         timer = gr.Timer(1.0)
         history = gr.State([])

@@ -25,6 +25,13 @@ def md_escape(text: str) -> str:
     return MD_LINE_START.sub(lambda m: f"{m.group(1)}{m.group(2)}\\{m.group(3)}" if m.group(2) else f"{m.group(4)}\\{m.group(5)}", text)
 
 
+def documents_markdown(documents) -> str:
+    """One line per document: date, short title, full title, status; later documents prevail."""
+    lines = [f"- **{d.date}** — {md_escape(d.short_title or d.title)}: {md_escape(d.title)}"
+             + (f" ({md_escape(d.status)})" if d.status else "") for d in documents]
+    return "\n".join(lines + ["", "Where two documents state the same provision, the later one stands."])
+
+
 # -- citations -------------------------------------------------------------------------------
 def ordinance_part(ordinance_section: str) -> str:
     """"SECTION 11; SECTION 12" -> "Sections 11, 12"."""
