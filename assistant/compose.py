@@ -111,9 +111,10 @@ def passage_answer(query: Query, hits, corpus) -> Answer:
         if section is None:
             continue
         score, quote = scored_quote(hit.text, query.text, idf=corpus.idf, definition="definition" in query.topics)
-        found.append((-score, order, section, quote))
+        if quote:
+            found.append((-score, order, section, quote))
     if not found:
-        return abstain(query, [])
+        return abstain(query, list(dict.fromkeys(hit.section for hit in hits))[:3])
     found.sort(key=lambda item: (item[0], item[1]))
     found = found[:2]
     citations = [corpus.citation(section, quote) for _, _, section, quote in found]

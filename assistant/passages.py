@@ -48,7 +48,7 @@ def scored_quote(text: str, question: str, limit: int = 2, idf: Mapping[str, flo
     wants_quantity = bool(QUANTITY_QUESTION.search(question.lower()))
     scored = []
     for index, sentence in sentences:
-        score = _score(sentence, wanted, idf)
+        score = 0.0 if _table_line(sentence) else _score(sentence, wanted, idf)
         if score and wants_quantity and QUANTITY.search(sentence):
             score *= 1.5
         if score and definition and DEFINITION.search(sentence):
@@ -59,13 +59,23 @@ def scored_quote(text: str, question: str, limit: int = 2, idf: Mapping[str, flo
     scored.sort(reverse=True)
     chosen = sorted(scored[:limit], key=lambda item: -item[1])
     if scored[0][0] == 0:
-        chosen = [max(scored, key=lambda item: item[1])]  # nothing shared: the opening sentence
-    elif len(chosen) > 1 and chosen[-1][0] < 0.5 * scored[0][0]:
+        return 0.0, ""  # nothing in the passage speaks to the question
+    if len(chosen) > 1 and chosen[-1][0] < 0.5 * scored[0][0]:
         chosen = [scored[0]]  # a weak second sentence adds noise, not support
     quote = chosen[0][2]
     for (_, before, _), (_, index, sentence) in zip(chosen, chosen[1:]):
         quote += (" " if before - index == 1 else " … ") + sentence
     return scored[0][0], _trim(quote)
+
+
+CODE_TOKEN = re.compile(r"^(?:[A-Z]{1,4}(?:/[A-Z]{1,4})?(?:\(\d+\))?|[-–—]+|\(\d+\)[-–—]?)$")
+
+
+def _table_line(sentence: str) -> bool:
+    """A flattened table row ("Park UP P P P", "CE CG CD CI"): table cells answer, not quotes of them."""
+    tokens = sentence.split()
+    codes = sum(1 for token in tokens if CODE_TOKEN.match(token))
+    return codes >= 4 and codes / len(tokens) >= 0.4
 
 
 def _score(sentence: str, wanted: set[str], idf: Mapping[str, float] | None) -> float:

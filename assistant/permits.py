@@ -18,7 +18,7 @@ PERMIT_WORDS = {
 SHORT_WORDS = {"P": "permitted (P)", "MUP": "minor use permit (MUP)", "UP": "use permit (UP)",
                "S": "specific use regulations (S)", "P/MUP": "P/MUP", "-": "not allowed"}
 GENERIC = frozenset("and or of the a an with for in on to use uses facility facilities services service sales "
-                    "store ft sq more less than or fewer".split())
+                    "store shop ft sq more less than or fewer business".split())
 STOP = frozenset("can i we my a an the in on at to of for is are be it do does what which where how "
                  "build open put start allowed permitted permit need zone district zoning cotati "
                  "there any you there's please".split())
@@ -45,6 +45,7 @@ class RowMatch:
     table: str
     row: str
     score: float
+    own: float = 0.0  # share of the label's words the question itself says
 
 
 class PermitTables:
@@ -94,7 +95,7 @@ class PermitTables:
                     continue
                 own = len(label & asked) / len(label)
                 score = own + len(shared) / len(label) + 0.25 * len(shared) / len(wanted)
-                matches.append(RowMatch(table, row, round(score, 4)))
+                matches.append(RowMatch(table, row, round(score, 4), own))
         matches.sort(key=lambda m: (-m.score, len(m.row), m.table, m.row))
         return _by_count(matches, phrase)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import compose
 from .passages import document_frequencies
-from .permits import PermitTables
+from .permits import GENERIC, STOP, PermitTables, words_of
 from .standards import StandardsTables
 from .types import Answer, Citation, Query
 from .understand import understand
@@ -127,6 +127,12 @@ class Assistant:
         districts = list(query.districts)
         tables = sorted({t for d in districts for t in self.tables.tables_for(d)}) or None
         matches = self.tables.match(phrase, tables, synonyms=" ".join(query.land_uses))
+        if query.land_uses:
+            # An everyday word named the use: the row must be that use, or the question's own
+            # words must name the row outright. A wrong row is worse than no answer.
+            required = [set(words_of(target)) - STOP - GENERIC for target in query.land_uses]
+            named = [m for m in matches if any(r and r <= set(words_of(m.row)) for r in required)]
+            matches = named or [m for m in matches if m.own == 1.0]
         if not matches:
             return None
         best = matches[0]

@@ -237,3 +237,24 @@ def test_passages_must_speak_of_the_district_asked_about(assistant):
     assert assistant._mentions_district("The CE zoning district is a mixed use classification", ("CE",))
     assert assistant._mentions_district("The Northern Gateway district implements", ("NG",))
     assert not assistant._mentions_district("The speed limit in a woonerf shall be posted", ("CE",))
+
+
+@pytest.mark.parametrize("question", ["pot shop in CE?", "dispensary in CG"])
+def test_a_use_the_tables_do_not_name_gets_no_other_rows_permit(assistant, question):
+    """'shop' or 'retail' alone must not borrow the permit of "Artisan shop" or "Retail complex"."""
+    answer = assistant.ask(question)
+    assert answer.route != "permit"
+    assert not any(cell["row"] in ("Artisan shop", "Retail complex") for cell in answer.lookups)
+
+
+def test_the_specific_everyday_word_names_the_row(assistant):
+    answer = assistant.ask("doctor's office in the Historic Core - permitted?")
+    assert answer.lookups[0]["row"] == "Medical services - Doctor office"
+    assert answer.first_line == "A use permit (UP) is required."
+
+
+def test_flattened_table_lines_are_never_quoted_as_passages():
+    from assistant.passages import scored_quote
+
+    text = "Mobilehome, boat, or RV sales - - - MUP - -\nCE CG CD CI IG PF Specific Use"
+    assert scored_quote(text, "pot shop in CE") == (0.0, "")
