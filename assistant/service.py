@@ -163,7 +163,8 @@ class Assistant:
         hits = self._hits(query.text, 8)
         preferred = {s for topic in query.topics for s in self.vocabulary.topics[topic][1]}
         ranked = sorted(hits, key=lambda h: (h.section not in preferred, h.rank))
-        supported = [h for h in ranked if h.bm25_rank is not None or h.direct]
+        # Table-row chunks are text made from cells for retrieval: quotes come from the documents.
+        supported = [h for h in ranked if (h.bm25_rank is not None or h.direct) and h.chunk.kind == "section"]
         if query.districts:
             # A question about a district is answered only by text that speaks of that district.
             supported = [h for h in supported if self._mentions_district(h.text, query.districts)]

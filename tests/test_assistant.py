@@ -73,6 +73,7 @@ class FakeHit:
     def __init__(self, section, rank):
         self.section, self.document, self.text, self.rank = section.id, section.document, section.text, rank
         self.bm25_rank, self.direct = rank, False
+        self.chunk = type("FakeChunk", (), {"kind": "section"})()
 
 
 class FakeSearcher:
