@@ -43,17 +43,21 @@ def chart_path_for(md_path: str | Path) -> Path:
 
 
 # -- plain text ----------------------------------------------------------------------------------
-def format_table(s: dict[str, Any]) -> str:
-    rows = [
-        ("questions", f"{s['questions']} ({s['answerable']} answerable)"),
+def _summary_rows(s: dict[str, Any]) -> list[tuple[str, str]]:
+    """The headline figures, shared by the printed table and the markdown report."""
+    return [
         ("answer accuracy", _accuracy_text(s)),
         ("citation precision", fmt(s["citation_precision"])),
         ("citation recall", fmt(s["citation_recall"])),
         ("abstention precision", fmt(s["abstention_precision"])),
         ("abstention recall", fmt(s["abstention_recall"])),
         ("abstention accuracy", fmt(s["abstention_accuracy"])),
-        ("latency ms", _latency_text(s["latency_ms"])),
+        ("latency (ms)", _latency_text(s["latency_ms"])),
     ]
+
+
+def format_table(s: dict[str, Any]) -> str:
+    rows = [("questions", f"{s['questions']} ({s['answerable']} answerable)"), *_summary_rows(s)]
     lines = [f"{name:<22}{value}" for name, value in rows]
     lines += ["", f"{'retrieval':<12}{'Recall@5':>10}{'MRR@10':>10}"]
     for mode in MODES:
@@ -88,15 +92,7 @@ def render_markdown(s: dict[str, Any], *, gold: str = "eval/gold.jsonl", chart: 
         "Metric definitions: `eval/score.py` (module docstring) and `eval/README.md`."
     )
     out += ["", "## Summary", "", "| metric | value |", "|---|---|"]
-    for name, value in (
-        ("answer accuracy", _accuracy_text(s)),
-        ("citation precision", fmt(s["citation_precision"])),
-        ("citation recall", fmt(s["citation_recall"])),
-        ("abstention precision", fmt(s["abstention_precision"])),
-        ("abstention recall", fmt(s["abstention_recall"])),
-        ("abstention accuracy", fmt(s["abstention_accuracy"])),
-        ("latency (ms)", _latency_text(s["latency_ms"])),
-    ):
+    for name, value in _summary_rows(s):
         out.append(f"| {name} | {value} |")
     out += ["", "## Retrieval", "", "Answerable questions; the query is the question as written; a hit is a chunk whose section is expected.", ""]
     out += ["| mode | Recall@5 | MRR@10 |", "|---|---|---|"]
