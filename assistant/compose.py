@@ -9,7 +9,34 @@ from .types import Answer, Citation, Query
 ABSTAIN_LINE = "The Cotati code documents in this corpus do not answer this question."
 
 
-def permit_answer(query: Query, tables: PermitTables, match: RowMatch, districts: list[str], corpus) -> Answer:
+def authority_lines(entries, corpus) -> tuple[list[str], Citation | None]:
+    """Who decides, from Table 6-1: the roles per authority, or the printed row when the flattened
+    text does not tell which authority column is empty."""
+    if not entries:
+        return [], None
+    row = entries[0].cell.row
+    roles = [e for e in entries if not e.cell.column.startswith("Applicable")]
+    readable = [e for e in roles if e.cell.value and not e.cell.review]
+    cell = entries[0].cell
+    if readable and len(readable) == len(roles):
+        text = "; ".join(f"{e.cell.column}: {e.cell.value}" for e in roles)
+        line = f"Who decides a {row} (Table 6-1, § 17.60.040): {text}."
+        quote = text
+    else:
+        printed = f"{row} {cell.raw} {roles[0].cell.raw}" if roles else ""
+        if not printed or " ".join(printed.split()) not in " ".join(cell.source.replace("–", "-").split()):
+            printed = cell.source
+        columns = ", ".join(e.cell.column for e in roles)
+        line = (f'Who decides (Table 6-1, § 17.60.040) prints "{printed}" for {columns}; '
+                "which column is blank cannot be read from this text.")
+        quote = printed
+    citation = Citation(section=cell.section, title=corpus.title_of(cell.section, cell.document), document=cell.document,
+                        date=cell.date, quote=quote, table="Table 6-1", ordinance_section=cell.ordinance_section)
+    return [line], citation
+
+
+def permit_answer(query: Query, tables: PermitTables, match: RowMatch, districts: list[str], corpus,
+                  authority=None) -> Answer:
     """One district: the cell in words; several: the cell per district; none: the whole row."""
     row_cells = [tables.cell(match.table, match.row, column) for column in tables.columns[match.table]]
     row_cells = [entry for entry in row_cells if entry is not None]
@@ -39,6 +66,11 @@ def permit_answer(query: Query, tables: PermitTables, match: RowMatch, districts
                 document=cell.document, date=cell.date, quote=cell.source or cell.raw,
                 table=f"Table {_table_label(cell)}", ordinance_section=cell.ordinance_section,
             )
+    if authority is not None and len(chosen) == 1 and first.value in ("UP", "MUP"):
+        extra, citation = authority_lines(authority(first.value), corpus)
+        lines.extend(extra)
+        if citation is not None:
+            cited.setdefault((citation.section, citation.document), citation)
     lines.append(_source_line(list(cited.values()), corpus))
     return Answer(
         question=query.text, answer="\n".join(lines), abstained=False, citations=tuple(cited.values()),

@@ -11,7 +11,7 @@ from pathlib import Path
 from . import compose
 from .passages import document_frequencies
 from .permits import GENERIC, STOP, PermitTables, words_of
-from .standards import StandardsTables
+from .standards import StandardsTables, authority_entries
 from .types import Answer, Citation, Query
 from .understand import understand
 from .validate import InvalidQuestion, check_question
@@ -144,7 +144,8 @@ class Assistant:
             parts = [compose.permit_answer(query, self.tables, m, [], self.corpus)
                      for m in _one_per_table(matches, best)]
             return _join_answers(query, [p for p in parts if p is not None])
-        return compose.permit_answer(query, self.tables, best, in_table, self.corpus)
+        return compose.permit_answer(query, self.tables, best, in_table, self.corpus,
+                                     authority=lambda code: authority_entries(self.standards, code))
 
     def _apn(self, query: Query) -> Answer:
         holders = [s for s in self.corpus.sections if query.apn in s.text]

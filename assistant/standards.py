@@ -109,3 +109,14 @@ def _question_words(query, synonyms: dict) -> set[str]:
     words |= set(words_of(query.land_use))
     folded = set(words_of(" ".join(words)))
     return {word for word in folded if word not in STOP and len(word) > 1}
+
+
+REVIEW_AUTHORITY = ("17.60.040", "6-1")
+
+
+def authority_entries(tables: "StandardsTables", permit_code: str) -> tuple:
+    """Table 6-1's row for a permit ("Use Permit (UP)"), its cells in column order; () if absent."""
+    for _, row in tables.rows.get(REVIEW_AUTHORITY, []):
+        if row.endswith(f"({permit_code})"):
+            return tuple(tables.cells[(*REVIEW_AUTHORITY, row)])
+    return ()

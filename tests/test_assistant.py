@@ -259,3 +259,16 @@ def test_flattened_table_lines_are_never_quoted_as_passages():
 
     text = "Mobilehome, boat, or RV sales - - - MUP - -\nCE CG CD CI IG PF Specific Use"
     assert scored_quote(text, "pot shop in CE") == (0.0, "")
+
+
+def test_use_permit_answer_says_who_decides_from_table_6_1(assistant):
+    answer = assistant.ask("Can I open a bar on East Cotati Avenue?")
+    line = next(line for line in answer.answer.split("\n") if line.startswith("Who decides"))
+    assert '"Use Permit (UP) 17.62.050 Recommend Decision Appeal"' in line
+    assert "cannot be read" in line  # the flattened row does not say which authority column is blank
+    assert [(c.section, c.table) for c in answer.citations] == [("17.22.020", "Table 2-3"), ("17.60.040", "Table 6-1")]
+
+
+def test_permitted_use_has_no_review_authority_line(assistant):
+    answer = assistant.ask("Can I build an ADU in the NL zone?")
+    assert "Who decides" not in answer.answer
