@@ -73,7 +73,7 @@ class StandardsTables:
         if table.get("rows_are_districts"):
             for district in query.districts:
                 named = [row for _, row in rows if row.split("-")[0] == district]
-                exact = [row for row in named if row.lower() in query.normalized]
+                exact = [row for row in named if row.lower() in query.text.lower()]  # "RVL-0.5"
                 for row in exact or named:
                     entries = self._columns(key, row, query, spec)
                     several = len(self.cells[(key[0], key[1], row)]) > 1
@@ -103,7 +103,10 @@ def _question_words(query, synonyms: dict) -> set[str]:
     text = query.normalized
     for words in query.district_words:
         text = text.replace(words.lower(), " ")
-    words = set()
+    for phrase, replacement in synonyms.items():
+        if " " in phrase:
+            text = text.replace(phrase, replacement)
+    words = {symbol.lower() for symbol in query.districts}  # a table heading may name the district
     for word in text.split():
         words.add(synonyms.get(word, word))
     words |= set(words_of(query.land_use))

@@ -154,7 +154,10 @@ def _without(text: str, phrases: tuple[str, ...]) -> str:
 
 
 def _topics(normalized: str, vocabulary: Vocabulary) -> tuple[str, ...]:
-    return tuple(
-        topic for topic, (words, _) in vocabulary.topics.items()
-        if any(_contains(normalized, word) for word in words)
-    )
+    def named(topic: str, words: tuple[str, ...]) -> bool:
+        if any(_contains(normalized, word) for word in words):
+            return True
+        pair = vocabulary.paired_topics.get(topic)
+        return bool(pair) and any(_contains(normalized, w) for w in pair[0]) and any(_contains(normalized, w) for w in pair[1])
+
+    return tuple(topic for topic, (words, _) in vocabulary.topics.items() if named(topic, words))

@@ -24,6 +24,7 @@ class Vocabulary:
     groups: dict  # "downtown" -> (symbols)
     synonyms: dict  # everyday phrase -> table label phrase
     topics: dict  # topic -> (words, sections)
+    paired_topics: dict  # topic -> (words, words that must come with them): "lot" only with "wide", "size" ...
 
     def district(self, symbol: str) -> District | None:
         return next((d for d in self.districts if d.symbol == symbol), None)
@@ -39,6 +40,10 @@ def load_vocabulary() -> Vocabulary:
         groups={name: tuple(group["districts"]) for name, group in districts["groups"].items()},
         synonyms=dict(_read("land_uses.json")["synonyms"]),
         topics={name: (tuple(t["words"]), tuple(t["sections"])) for name, t in _read("topics.json")["topics"].items()},
+        paired_topics={
+            name: (tuple(t["paired"]["words"]), tuple(t["paired"]["with"]))
+            for name, t in _read("topics.json")["topics"].items() if "paired" in t
+        },
     )
 
 

@@ -272,3 +272,17 @@ def test_use_permit_answer_says_who_decides_from_table_6_1(assistant):
 def test_permitted_use_has_no_review_authority_line(assistant):
     answer = assistant.ask("Can I build an ADU in the NL zone?")
     assert "Who decides" not in answer.answer
+
+
+@pytest.mark.parametrize(
+    "question,topic_expected",
+    [("how wide does a lot need to be in the NL zone", True), ("smallest parcel you can create in CI", True),
+     ("can I keep chickens on my rural residential (RR) lot", False), ("Is a junior ADU allowed on a lot zoned NM?", False)],
+)
+def test_lot_is_a_lot_size_question_only_with_a_size_word(question, topic_expected):
+    assert ("lot_size" in understand(question, load_vocabulary()).topics) is topic_expected
+
+
+def test_density_row_named_exactly(assistant):
+    answer = assistant.ask("RVL-0.5 how many houses per acre")
+    assert answer.lookups[0]["row"] == "RVL-0.5"
