@@ -240,3 +240,13 @@ def test_importing_app_loads_nothing_heavy():
             "('gradio', 'torch', 'sentence_transformers', 'faiss', 'ingest', 'index.search') if m in sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True, timeout=60)
     assert json.loads(out.stdout) == []
+
+
+def test_engine_answers_standards_questions_as_the_assistant_does():
+    """The app's assistant carries the standards tables too (height, parking, fences ...)."""
+    from webapp.engine import Engine
+
+    engine = Engine.load(echo=lambda line: None, wait_seconds=0)
+    answer = engine.ask("What is the height limit in the TOC zone?")
+    assert answer.route == "standards"
+    assert answer.first_line == "Maximum height in TOC: 45 ft.; 55 ft. with use permit"

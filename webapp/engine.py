@@ -22,7 +22,7 @@ MAX_QUESTION_CHARS = 2000  # the assistant's own limit (assistant.validate.MAX_C
 MAX_LOOKUP_CHARS = 100
 ANSWER_CACHE = 512
 
-SECTION_ID = re.compile(r"\b(\d{2}\.\d{2}\.\d{3})\b")
+SECTION_ID = re.compile(r"\b(\d{1,2}\.\d{2}\.\d{3})\b")  # 17.44.065 and 3.42.040
 ORDINANCE_PART = re.compile(r"^\s*(\d{3}):(PREAMBLE|SECTION-\d+)\s*$", re.I)
 TABLE_ID = re.compile(r"^\s*(?:tables?\s*)?(\d{1,2}-\d{1,2})\s*$", re.I)
 
@@ -74,11 +74,12 @@ class Engine:
     wait_seconds: float = 15.0
     echo: Callable[[str], None] | None = None
     status: IndexStatus = field(default_factory=IndexStatus)
+    standards: object = None  # assistant.standards.StandardsTables: height, parking, fences ... answers
 
     def __post_init__(self):
         from assistant.service import Assistant
 
-        self.assistant = Assistant(self.corpus, self.tables, self._searcher)
+        self.assistant = Assistant(self.corpus, self.tables, self._searcher, self.standards)
         self._ready = threading.Event()
         self._finished = threading.Event()
         self._searcher_obj = None
@@ -100,7 +101,7 @@ class Engine:
 
             return open_index(index_dir, progress=progress)
 
-        return cls(loaded.corpus, loaded.tables, open_, wait_seconds=wait_seconds, echo=echo)
+        return cls(loaded.corpus, loaded.tables, open_, wait_seconds=wait_seconds, echo=echo, standards=loaded.standards)
 
     def start_index(self) -> threading.Thread:
         """Open (or build) the search index and load the model in a background thread."""
