@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
+from functools import lru_cache
+from pathlib import Path
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -46,6 +49,7 @@ class RowMatch:
     row: str
     score: float
     own: float = 0.0  # share of the label's words the question itself says
+    complete: bool = False  # the question itself says every word of the label ("adult day care")
 
 
 class PermitTables:
@@ -84,6 +88,9 @@ class PermitTables:
             return []
         matches = []
         for table in tables if tables is not None else list(self.rows):
+            needed = _tables_needing_words().get(table)
+            if needed and not set(needed) & set(words_of(f"{phrase} {synonyms}")):
+                continue
             for row in self.rows.get(table, []):
                 label = set(words_of(row)) - STOP
                 if len(label) > 2:
@@ -95,7 +102,9 @@ class PermitTables:
                     continue
                 own = len(label & asked) / len(label)
                 score = own + len(shared) / len(label) + 0.25 * len(shared) / len(wanted)
-                matches.append(RowMatch(table, row, round(score, 4), own))
+                label_words = set(words_of(row)) - STOP
+                complete = len(label_words) >= 2 and label_words <= asked  # "Large" alone names nothing
+                matches.append(RowMatch(table, row, round(score, 4), own, complete))
         matches.sort(key=lambda m: (-m.score, len(m.row), m.table, m.row))
         return _by_count(matches, phrase)
 
@@ -138,3 +147,10 @@ def _by_count(matches: list[RowMatch], phrase: str) -> list[RowMatch]:
         if span and span[0] <= count <= span[1]:
             fitting.append(match)
     return fitting + [m for m in matches if m not in fitting] if fitting else matches
+
+
+@lru_cache(maxsize=1)
+def _tables_needing_words() -> dict[str, tuple[str, ...]]:
+    path = Path(__file__).resolve().parent / "data" / "permit_tables.json"
+    data = json.loads(path.read_text(encoding="utf-8"))["tables_needing_words"]
+    return {table: tuple(_fold(word) for word in words) for table, words in data.items()}

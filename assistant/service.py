@@ -131,8 +131,7 @@ class Assistant:
             # An everyday word named the use: the row must be that use, or the question's own
             # words must name the row outright. A wrong row is worse than no answer.
             required = [set(words_of(target)) - STOP - GENERIC for target in query.land_uses]
-            named = [m for m in matches if any(r and r <= set(words_of(m.row)) for r in required)]
-            matches = named or [m for m in matches if m.own == 1.0]
+            matches = [m for m in matches if m.complete or any(r and r <= set(words_of(m.row)) for r in required)]
         if not matches:
             return None
         best = matches[0]

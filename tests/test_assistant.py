@@ -286,3 +286,16 @@ def test_lot_is_a_lot_size_question_only_with_a_size_word(question, topic_expect
 def test_density_row_named_exactly(assistant):
     answer = assistant.ask("RVL-0.5 how many houses per acre")
     assert answer.lookups[0]["row"] == "RVL-0.5"
+
+
+@pytest.mark.parametrize(
+    "question,row,value",
+    [("adult day care in Santero Way", "Adult day care", "-"),
+     ("warehouse retail store in NG", "Warehouse retail", "UP"),
+     ("large family daycare home in a neighborhood medium density zone, ok?",
+      "Child day care - Large family day care home", "-"),
+     ("small winery on my RR property?", "Winery, small scale", "UP")],
+)
+def test_the_question_own_words_name_the_row_over_a_broader_synonym(assistant, question, row, value):
+    answer = assistant.ask(question)
+    assert (answer.lookups[0]["row"], answer.lookups[0]["value"]) == (row, value)
