@@ -156,6 +156,12 @@ def passage_answer(query: Query, hits, corpus) -> Answer:
     return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=tuple(citations), route="passage")
 
 
+def definition_answer(query: Query, definition, corpus) -> Answer:
+    citation = corpus.citation(definition.section, definition.text)
+    lines = [definition.text, _source_line([citation], corpus)]
+    return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=(citation,), route="definition")
+
+
 def abstain(query: Query, nearest: list[str], reason: str = "") -> Answer:
     lines = [ABSTAIN_LINE + (f" {reason}" if reason else "")]
     if nearest:

@@ -8,7 +8,7 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
-from . import compose
+from . import compose, definitions
 from .passages import document_frequencies
 from .permits import GENERIC, STOP, PermitTables, words_of
 from .standards import StandardsTables, authority_entries
@@ -59,6 +59,7 @@ class Assistant:
         self.corpus = corpus
         self.tables = tables
         self.standards = standards or StandardsTables(())
+        self.definitions = definitions.collect(corpus.latest.values())
         self._searcher_factory = searcher_factory
         self._searcher = None
         self.vocabulary = corpus.vocabulary
@@ -97,6 +98,10 @@ class Assistant:
         permit = self._permit(query)
         if permit is not None:
             return permit
+        if "definition" in query.topics:
+            definition = definitions.lookup(self.definitions, query.text)
+            if definition is not None:
+                return compose.definition_answer(query, definition, self.corpus)
         if set(query.topics) & STANDARDS_TOPICS:
             lookup = self.standards.lookup(query)
             if lookup is not None and lookup.readable:

@@ -299,3 +299,25 @@ def test_density_row_named_exactly(assistant):
 def test_the_question_own_words_name_the_row_over_a_broader_synonym(assistant, question, row, value):
     answer = assistant.ask(question)
     assert (answer.lookups[0]["row"], answer.lookups[0]["value"]) == (row, value)
+
+
+def test_definitions_are_found_by_the_term_asked_about():
+    from assistant.definitions import Definition, collect, lookup
+
+    section = type("S", (), {"text": '“Micromobility” means small vehicles below 25 km/h. “Microtransit” means shared rides.\n'
+                                     "9. Stealth design means a design that blends in.\n10. Tower means a pole taller than fifteen feet.",
+                             "date": "2025-12-09", "document": "002", "id": "17.90.020"})()
+    found = collect([section])
+    assert [d.term for d in found] == ["Micromobility", "Microtransit", "Stealth design", "Tower"]
+    assert found[0].text == "“Micromobility” means small vehicles below 25 km/h."
+    assert lookup(found, "what is 'stealth design' for cell sites?").term == "Stealth design"
+    assert lookup(found, "when is an antenna pole a 'tower'").term == "Tower"
+    assert lookup(found, "What is the capital of California?") is None
+    assert isinstance(found[0], Definition)
+
+
+def test_definition_question_answers_with_the_definition(assistant):
+    answer = assistant.ask("are e-scooters micromobility?")
+    assert answer.route == "definition"
+    assert answer.first_line.startswith("“Micromobility” means")
+    assert answer.citations[0].section == "17.90.020"

@@ -1,0 +1,58 @@
+"""Definitions the code states ("“Micromobility” means ...", "9. Stealth design means ..."),
+found by the term a question names."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .permits import STOP, words_of
+
+QUOTED_TERM = re.compile(r"[“\"](?P<term>[^”\"]{2,80})[”\"](?:\s+[a-z]+)?\s+means\b")
+NUMBERED_TERM = re.compile(r"^\d+\.+\s*(?P<term>[A-Z][A-Za-z /-]{1,60}?)\s+means\b", re.M)
+# Words of a definition question that are not the term asked about.
+CUE_WORDS = frozenset(words_of("what whats is are a an the does do mean means meaning define definition defined "
+                               "count counts counted consider considered treat treated include includes code zoning "
+                               "cotati term word"))
+MAX_CHARS = 500
+
+
+@dataclass(frozen=True)
+class Definition:
+    term: str
+    text: str  # the definition as printed, from the term to the next definition or line end
+    section: object  # ingest Section
+
+
+def collect(sections) -> list[Definition]:
+    found = []
+    for section in sections:
+        for line in section.text.split("\n"):
+            starts = sorted({m.start() for m in QUOTED_TERM.finditer(line)} | {m.start() for m in NUMBERED_TERM.finditer(line)})
+            for index, start in enumerate(starts):
+                end = starts[index + 1] if index + 1 < len(starts) else len(line)
+                text = line[start:end].strip()
+                match = QUOTED_TERM.match(text) or NUMBERED_TERM.match(text)
+                if match:
+                    found.append(Definition(match.group("term").strip(), _clip(text), section))
+    return found
+
+
+def lookup(definitions: list[Definition], question: str) -> Definition | None:
+    """The definition whose whole term the question names; the longest term, then the newest text."""
+    asked = {word for word in words_of(question) if word not in STOP and word not in CUE_WORDS}
+    quoted = set(words_of(" ".join(re.findall(r"['‘“\"]([^'’”\"]+)['’”\"]", question))))
+    best = None
+    for definition in definitions:
+        term = {word for word in words_of(definition.term) if word not in STOP}
+        if not term or not term <= asked:
+            continue
+        # A term the question puts in quotes is the one asked about ("when is a pole a 'tower'").
+        key = (term <= quoted, len(term), definition.section.date, definition.section.document)
+        if best is None or key > best[0]:
+            best = (key, definition)
+    return best[1] if best else None
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1].rsplit(" ", 1)[0] + "…"
