@@ -98,7 +98,8 @@ class Assistant:
         permit = self._permit(query)
         if permit is not None:
             return permit
-        if "definition" in query.topics:
+        if "definition" in query.topics or not (query.topics or query.districts or query.land_use):
+            # "are e-scooters micromobility?": a defined term alone can carry the question.
             definition = definitions.lookup(self.definitions, query.text)
             if definition is not None:
                 return compose.definition_answer(query, definition, self.corpus)
