@@ -24,7 +24,8 @@ GENERIC = frozenset("and or of the a an with for in on to use uses facility faci
                     "store shop ft sq more less than or fewer business".split())
 STOP = frozenset("can i we my a an the in on at to of for is are be it do does what which where how "
                  "build open put start allowed permitted permit need zone district zoning cotati "
-                 "there any you there's please".split())
+                 "there any you there's please or and by with from than as if that this these those not "
+                 "doe".split())  # "doe": "does" with its plural s folded
 
 
 def _content_words(text: str) -> set[str]:

@@ -321,3 +321,9 @@ def test_definition_question_answers_with_the_definition(assistant):
     assert answer.route == "definition"
     assert answer.first_line.startswith("“Micromobility” means")
     assert answer.citations[0].section == "17.90.020"
+
+
+def test_function_words_alone_never_pick_a_standards_row(assistant):
+    # "or" is in "Sign Permit or Master Sign Plan" and "Hotels or motels"; it names neither.
+    answer = assistant.ask("does council approve a zoning change by resolution or ordinance")
+    assert not any(cell["row"] == "Sign Permit or Master Sign Plan" for cell in answer.lookups)
