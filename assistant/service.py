@@ -59,6 +59,7 @@ class Assistant:
         self.corpus = corpus
         self.tables = tables
         self.standards = standards or StandardsTables(())
+        self.standards.idf = corpus.idf
         self.definitions = definitions.collect(corpus.latest.values())
         self._searcher_factory = searcher_factory
         self._searcher = None

@@ -36,7 +36,22 @@ def _spec() -> dict:
     return json.loads((DATA / "standards.json").read_text(encoding="utf-8"))
 
 
+def _supported(label: set[str], heading: set[str], wanted: set[str], idf) -> bool:
+    """One common word ("building" in "building parking") does not name a row by itself: the
+    question must cover half the label, or share two words with the row and its heading, or share
+    a word that only a few sections use."""
+    shared = label & wanted
+    if len(shared) / len(label) >= 0.5 or len(shared) + len(heading & wanted) >= 2:
+        return True
+    return idf is None or any(idf.get(word, RARE_IDF) >= RARE_IDF for word in shared)
+
+
+RARE_IDF = 2.0  # log(1 + N/df): a word in at most about one section in seven
+
+
 class StandardsTables:
+    idf = None  # word -> IDF over the corpus sections, set by the assistant
+
     def __init__(self, effective):
         self.rows: dict[tuple[str, str], list[tuple[str, str]]] = {}  # (section, table) -> [(category, row)]
         self.cells: dict[tuple[str, str, str], list] = {}  # (section, table, row) -> entries in column order
@@ -84,7 +99,7 @@ class StandardsTables:
             label = set(words_of(row)) - STOP
             heading = set(words_of(category)) - STOP
             score = 2 * len(label & wanted) + len(heading & wanted)
-            if not label & wanted:
+            if not label & wanted or not _supported(label, heading, wanted, self.idf):
                 continue
             score -= 0.01 * len(label - wanted)  # prefer the row with fewer unexplained words
             entries = tuple(self.cells[(key[0], key[1], row)])

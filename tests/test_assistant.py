@@ -327,3 +327,9 @@ def test_function_words_alone_never_pick_a_standards_row(assistant):
     # "or" is in "Sign Permit or Master Sign Plan" and "Hotels or motels"; it names neither.
     answer = assistant.ask("does council approve a zoning change by resolution or ordinance")
     assert not any(cell["row"] == "Sign Permit or Master Sign Plan" for cell in answer.lookups)
+
+
+def test_one_common_word_does_not_name_a_standards_row(assistant):
+    # "building" (the verb) is the first word of "Building and landscape materials ..." in Table 3-7.
+    answer = assistant.ask("can we pay a fee instead of building parking downtown or in TOC")
+    assert not any(cell["row"].startswith("Building and landscape") for cell in answer.lookups)
