@@ -13,7 +13,7 @@ from .passages import document_frequencies
 from .permits import GENERIC, STOP, PermitTables, words_of
 from .standards import StandardsTables, authority_entries
 from .types import Answer, Citation, Query
-from .understand import understand
+from .understand import known_words_of, understand
 from .validate import InvalidQuestion, check_question
 from .vocab import DATA, load_vocabulary
 
@@ -64,9 +64,13 @@ class Assistant:
         self._searcher_factory = searcher_factory
         self._searcher = None
         self.vocabulary = corpus.vocabulary
-        self.known_words = tables.row_words()
+        known = tables.row_words()
         self.out_of_scope = _out_of_scope()
-        self.known_words |= {word for phrase in sum(self.out_of_scope, []) for word in phrase.split()}
+        known |= {word for phrase in sum(self.out_of_scope, []) for word in phrase.split()}
+        # Built once: understanding a question must not rebuild the vocabulary or its patterns.
+        self.known_words = known_words_of(self.vocabulary, known)
+        self._declined_pattern = re.compile(
+            r"\b(?:" + "|".join(re.escape(s) for s in sum(self.out_of_scope, [])) + r")\b")
 
     @property
     def searcher(self):
@@ -117,9 +121,7 @@ class Assistant:
         return compose.abstain(query, self._nearest(query))
 
     def _declined(self, query: Query) -> bool:
-        subjects, places = self.out_of_scope
-        text = query.normalized
-        return any(re.search(rf"\b{re.escape(s)}\b", text) for s in subjects + places)
+        return self._declined_pattern.search(query.normalized) is not None
 
     def _permit(self, query: Query) -> Answer | None:
         if set(query.topics) & STANDARDS_TOPICS:
@@ -175,8 +177,8 @@ class Assistant:
         if query.districts:
             # A question about a district is answered only by text that speaks of that district.
             supported = [h for h in supported if self._mentions_district(h.text, query.districts)]
-        if not supported:
-            return compose.abstain(query, self._nearest(query))
+        if not supported:  # the hits already fetched are the nearest sections: no second search
+            return compose.abstain(query, list(dict.fromkeys(hit.section for hit in hits[:5]))[:3])
         chosen = _distinct_sections(supported)[:4]
         return compose.passage_answer(query, chosen, self.corpus)
 

@@ -23,8 +23,11 @@ WORD = re.compile(r"[a-z0-9][a-z0-9/&+'-]*")
 AMBIGUOUS_SYMBOLS = frozenset({"CA", "LP", "NG", "SW", "PF", "CD", "CE", "NM", "RR", "HC", "IG", "CI", "NU", "NL", "CG"})
 
 
-def understand(question: str, vocabulary: Vocabulary, known_words: Iterable[str] = ()) -> Query:
-    normalized = _normalize(question, set(known_words) | _vocabulary_words(vocabulary))
+def understand(question: str, vocabulary: Vocabulary, known_words: Iterable[str] | None = None) -> Query:
+    """``known_words``: the words typos are corrected towards; by default the vocabulary's own.
+    A caller answering many questions passes one precomputed set (see ``known_words_of``)."""
+    known = known_words if isinstance(known_words, (set, frozenset)) else known_words_of(vocabulary, known_words or ())
+    normalized = _normalize(question, known)
     districts, district_words = _districts(question, normalized, vocabulary)
     land_uses = _land_uses(normalized, vocabulary)
     land_use, land_use_words = land_uses[0] if land_uses else ("", "")
@@ -67,6 +70,10 @@ def _normalize(question: str, known: set[str]) -> str:
 def _plural_of_known(word: str, known: set[str]) -> bool:
     """A plural or singular of a known word is not a typo ("hours" is not "hour")."""
     return word.endswith("s") and word[:-1] in known or word + "s" in known
+
+
+def known_words_of(vocabulary: Vocabulary, extra: Iterable[str] = ()) -> frozenset[str]:
+    return frozenset(set(extra) | _vocabulary_words(vocabulary))
 
 
 def _vocabulary_words(vocabulary: Vocabulary) -> set[str]:
