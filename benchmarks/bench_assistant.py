@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_assistant.py [--rounds N] [--json]
 
-With the corpus, tables and index loaded once, measures on the gold questions (eval/gold.jsonl):
+With the corpus, tables and index loaded once, measures on the gold questions (eval/dev.jsonl and eval/test.jsonl):
   * answer latency p50/p95 over all questions, and per route (permit, standards, section,
     passage, abstain);
   * batch throughput (questions per second over one pass);
@@ -38,7 +38,7 @@ def main() -> int:
 
     from assistant.service import load_assistant
 
-    questions = [json.loads(line)["question"] for line in (ROOT / "eval" / "gold.jsonl").open(encoding="utf-8")]
+    questions = [json.loads(line)["question"] for line in (ROOT / "eval" / "dev.jsonl").open(encoding="utf-8")]
     started = time.perf_counter()
     assistant = load_assistant()
     load_s = time.perf_counter() - started

@@ -10,7 +10,7 @@ Measures, in one run:
   * search latency p50/p95 per mode (bm25, dense, hybrid) once loaded, and the query-embedding
     time alone on the same queries, with the ratio hybrid / embedding;
   * peak RSS (resource.getrusage) of this process and of the cold-load subprocess;
-  * retrieval quality on eval/gold.jsonl if it exists: Recall@5 and MRR@10 per mode. Hits are
+  * retrieval quality on eval/dev.jsonl if it exists: Recall@5 and MRR@10 per mode. Hits are
     collapsed to sections in rank order (first occurrence wins; 50 hits fetched) and compared with
     ``expected_sections``; out-of-scope questions (no expected sections) are skipped.
 """
@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-GOLD = ROOT / "eval" / "gold.jsonl"
+GOLD = ROOT / "eval" / "dev.jsonl"
 MODES = ("bm25", "dense", "hybrid")
 FALLBACK_QUERIES = [
     "Can I build a granny unit in my backyard?",

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-DEFAULT_GOLD = Path(__file__).resolve().parent / "gold.jsonl"
+EVAL_DIR = Path(__file__).resolve().parent
+SETS = {"dev": EVAL_DIR / "dev.jsonl", "test": EVAL_DIR / "test.jsonl"}
+DEFAULT_GOLD = SETS["dev"]  # tuned on freely; ``test`` is frozen and only measured
 
 
 class EvalError(Exception):
@@ -39,6 +41,13 @@ class GoldItem:
     contradicting_facts: tuple[str, ...] = ()
     expected_document: str | None = None
     line: int = 0  # 1-based line in the gold file
+    # table answers: the gold cell (table label, printed row, district column, printed value)
+    table: str | None = None
+    row: str | None = None
+    column: str | None = None
+    expected_value: str | None = None
+    expected_cells: tuple[tuple[str, str], ...] = ()  # district_list items: (column, value) of the whole row
+    group: str | None = None  # paraphrase group: three wordings of one question share it
 
     @property
     def expected_first_line(self) -> str:
@@ -72,6 +81,24 @@ def _string(obj: dict[str, Any], key: str, where: str) -> str:
     return value
 
 
+def _optional_string(obj: dict[str, Any], key: str, where: str) -> str | None:
+    value = obj.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise GoldError(f"{where}: field {key!r} must be a non-empty string or null")
+    return value
+
+
+def _cells(obj: dict[str, Any], where: str) -> tuple[tuple[str, str], ...]:
+    value = obj.get("expected_cells")
+    if value is None:
+        return ()
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise GoldError(f"{where}: field 'expected_cells' must map column names to printed values")
+    return tuple(value.items())
+
+
 def parse_item(obj: Any, where: str, line: int = 0) -> GoldItem:
     if not isinstance(obj, dict):
         raise GoldError(f"{where}: not a JSON object")
@@ -92,6 +119,12 @@ def parse_item(obj: Any, where: str, line: int = 0) -> GoldItem:
         contradicting_facts=_strings(obj, "contradicting_facts", where, required=False),
         expected_document=doc,
         line=line,
+        table=_optional_string(obj, "table", where),
+        row=_optional_string(obj, "row", where),
+        column=_optional_string(obj, "column", where),
+        expected_value=_optional_string(obj, "expected_value", where),
+        expected_cells=_cells(obj, where),
+        group=_optional_string(obj, "group", where),
     )
     if not abstain and not item.expected_facts:
         raise GoldError(f"{where}: an answerable item needs at least one expected fact")

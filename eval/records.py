@@ -19,6 +19,9 @@ class AnswerView:
     abstained: bool
     cited_sections: tuple[str, ...]  # unique, in citation order
     timing_ms: float | None = None
+    lookups: tuple[dict[str, Any], ...] = ()  # table cells the answer used
+    confidence: float | None = None  # the assistant's own, 0-1, when it gives one
+    route: str | None = None
 
     @property
     def first_line(self) -> str:
@@ -70,7 +73,22 @@ def parse_answer(obj: Any, where: str) -> AnswerView:
         sec = sec.strip()
         if sec and sec not in sections:
             sections.append(sec)
-    return AnswerView(text=text, abstained=abstained, cited_sections=tuple(sections), timing_ms=_timing(obj.get("timing_ms")))
+    lookups = obj.get("lookups", [])
+    if not isinstance(lookups, list) or not all(isinstance(lk, dict) for lk in lookups):
+        raise EvalError(f"{where}: 'lookups' must be a list of objects")
+    confidence = obj.get("confidence")
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0.0 <= confidence <= 1.0:
+        confidence = None
+    route = obj.get("route")
+    return AnswerView(
+        text=text,
+        abstained=abstained,
+        cited_sections=tuple(sections),
+        timing_ms=_timing(obj.get("timing_ms")),
+        lookups=tuple(lookups),
+        confidence=float(confidence) if confidence is not None else None,
+        route=route if isinstance(route, str) else None,
+    )
 
 
 def section_of(hit: Any) -> str:

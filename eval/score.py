@@ -1,17 +1,30 @@
 """Metric functions: pure, over plain values, no I/O. The definitions below are the contract.
 
-Text matching (``normalize``)
-    Lower-case, every run of whitespace (newlines included) collapsed to one space. A fact
-    "matches" when its normalized form is a substring of the normalized text (GOLD.md: case-
-    insensitive substrings). The *first line* is the text before the first newline, after
-    stripping leading/trailing whitespace of the whole answer.
+Text matching (``eval/match.py``)
+    Lower-case, dashes unified, whitespace collapsed. A fact matches at word boundaries only
+    (``P`` is not in "(UP)"); a fact that starts with a number matches that number as a number
+    (``10`` is not in "100" or "often"; "ten" states it). Facts are searched in the answer's
+    *statements*: its lines without ``Source:``/``Nearest sections:`` lines and without the
+    ``§ id (document, date):`` prefix of quoted passages. The *first line* is the text before
+    the first newline of the stripped answer.
 
-Answer accuracy (``judge``)
-    Abstain item (gold ``abstain: true``): correct iff the assistant abstained.
-    Answerable item: correct iff the assistant did NOT abstain, every ``expected_facts`` string
-    occurs in the answer text (anywhere; citations and quotes are not searched), and no
-    ``contradicting_facts`` string occurs in the answer's first line.
-    ``answer_accuracy`` = correct / all questions.
+Outcome of one answer (``judge_answer``): right, wrong or abstained
+    Item to decline (gold ``abstain: true``): right iff the assistant abstained, else wrong.
+    Answerable item: abstained if the assistant abstained; otherwise right iff
+      * every ``expected_facts`` string is stated (see above),
+      * no ``contradicting_facts`` string is in the first line,
+      * for a permit cell (Tables 2-2, 2-3, 2-4 of 17.22.020 and the cannabis table; the code is
+        ``expected_value`` or, in the dev set, the code its facts encode), the first line states
+        that code's meaning and none that contradicts it (``match.CONTRADICTS``: "P" is
+        contradicted by a use permit, a minor use permit, specific use or not allowed, ...),
+      * for a table answer (categories permit_table, amended_cell, standards with a gold row or
+        column): the answer's ``lookups`` hold the gold cell (``eval/cells.py``) with the gold
+        value and from the document in force (``expected_document``);
+      * for a ``district_list`` item: the lookups hold every cell of the row that allows the use,
+        each with its printed value;
+    and wrong otherwise.
+    ``accuracy`` = right / questions; ``wrong_rate`` = wrong / questions (a wrong answer is worse
+    than none, so it is reported on its own); ``answered_accuracy`` = right / (right + wrong).
 
 Citations (section level; ids compared exactly after stripping spaces; a section cited
 several times counts once per item). Only items with ``expected_sections`` (the answerable
@@ -27,6 +40,18 @@ Abstention (positive class = "should abstain", i.e. gold ``abstain: true``)
     precision = TP / (TP + FP), recall = TP / (TP + FN), accuracy = (TP + TN) / N,
     with TP = gold abstain and assistant abstained, FP = gold answerable but abstained,
     FN = gold abstain but answered, TN = gold answerable and answered.
+
+Paraphrase consistency (items sharing a ``group``: the same question worded three ways)
+    ``all_right``: share of groups whose answers are all right; ``agree``: share of groups whose
+    answers agree (all abstained, or the same set of table cells, or the same first line).
+    ``paraphrase_consistency`` is ``all_right``.
+
+Risk-coverage (selective answering)
+    The answered questions (right or wrong) are ordered by the assistant's ``confidence``, highest
+    first (an answer without one gets its route's prior, ``ROUTE_PRIOR``; ties keep set order).
+    At each cut k: coverage = k / questions, risk = wrong among the first k / k. ``aurc`` is the
+    mean risk over all cuts (the area under the risk-coverage curve; lower is better);
+    ``coverage_at_risk`` is the largest coverage whose risk is at most ``RISK_TARGET``.
 
 Retrieval (answerable items only; the query is the gold question verbatim)
     A hit is relevant when its section id is one of the item's ``expected_sections``. Ranks are
@@ -49,63 +74,97 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .records import MODES, ItemResult
+from . import cells, match
+from .gold import GoldItem
+from .records import MODES, AnswerView, ItemResult
 
 RECALL_K = 5
 MRR_K = 10
 SEARCH_K = max(RECALL_K, MRR_K)  # hits fetched per query
 
 
-def normalize(text: str) -> str:
-    return " ".join(text.lower().split())
+RIGHT, WRONG, ABSTAINED = "right", "wrong", "abstained"
+TABLE_CATEGORIES = frozenset({"permit_table", "amended_cell", "standards", "district_list"})
+PERMIT_TABLES = frozenset({"2-2", "2-3", "2-4", "2-2 cannabis"})
+PERMIT_SECTION = "17.22.020"
+# Confidence for answers that carry none, by route: how often each route is right is unknown
+# until measured, so only the order matters (exact lookups first, quoted passages last).
+ROUTE_PRIOR = {"section": 0.9, "permit": 0.8, "standards": 0.7, "definition": 0.6, "passage": 0.4}
+DEFAULT_PRIOR = 0.5
+RISK_TARGET = 0.03
 
-
-def first_line(text: str) -> str:
-    return text.strip().split("\n", 1)[0]
+normalize = match.normalize
+first_line = match.first_line
+missing_facts = match.missing_facts
 
 
 def ratio(num: float, den: float) -> float | None:
     return num / den if den else None
 
 
-def missing_facts(text: str, facts: Iterable[str]) -> list[str]:
-    """The expected facts that do not occur (case-insensitively) in ``text``."""
-    hay = normalize(text)
-    return [f for f in facts if normalize(f) not in hay]
-
-
 def contradictions(text: str, bad: Iterable[str]) -> list[str]:
-    """The contradicting facts that occur in the first line of ``text``."""
-    hay = normalize(first_line(text))
-    return [b for b in bad if normalize(b) in hay]
+    """The contradicting facts stated in the first line of ``text`` (whole words)."""
+    return match.found_facts(first_line(text), bad)
 
 
 @dataclass(frozen=True)
 class Judgement:
-    correct: bool
-    reason: str  # "" when correct; otherwise why, in a few words
+    outcome: str  # RIGHT, WRONG or ABSTAINED
+    reason: str  # "" when right; otherwise why, in a few words
+
+    @property
+    def correct(self) -> bool:
+        return self.outcome == RIGHT
 
 
-def judge(
-    *,
-    should_abstain: bool,
-    abstained: bool,
-    text: str,
-    expected_facts: Sequence[str] = (),
-    contradicting_facts: Sequence[str] = (),
-) -> Judgement:
-    if should_abstain:
-        return Judgement(True, "") if abstained else Judgement(False, "answered instead of abstaining")
-    if abstained:
-        return Judgement(False, "abstained")
+def expected_code(item: GoldItem) -> str | None:
+    """The permit code a permit-table item expects, or None for other items."""
+    if item.table is None or cells.table_key(item.table) not in PERMIT_TABLES:
+        return None
+    if item.expected_sections and PERMIT_SECTION not in item.expected_sections:
+        return None  # the other "Table 2-4" (17.24.020) holds numbers
+    if item.expected_value is not None:
+        return match.normalize_code(item.expected_value)
+    return match.code_from_facts(item.expected_facts)
+
+
+def judge_answer(item: GoldItem, answer: AnswerView) -> Judgement:
+    if item.abstain:
+        return Judgement(RIGHT, "") if answer.abstained else Judgement(WRONG, "answered instead of abstaining")
+    if answer.abstained:
+        return Judgement(ABSTAINED, "abstained")
     reasons = []
-    missing = missing_facts(text, expected_facts)
+    missing = missing_facts(match.statements(answer.text), item.expected_facts)
     if missing:
         reasons.append("missing " + ", ".join(repr(f) for f in missing))
-    found = contradictions(text, contradicting_facts)
+    found = contradictions(answer.text, item.contradicting_facts)
     if found:
         reasons.append("first line contradicts: " + ", ".join(repr(f) for f in found))
-    return Judgement(not reasons, "; ".join(reasons))
+    code = expected_code(item)
+    if code is not None:
+        problem = match.meaning_problem(first_line(answer.text), code)
+        if problem:
+            reasons.append(problem)
+    if item.category in TABLE_CATEGORIES and item.table is not None:
+        if item.expected_cells and item.row:
+            problem = cells.row_problem(
+                answer.lookups, table=item.table, row=item.row, cells=item.expected_cells, sections=item.expected_sections
+            )
+        elif item.row or item.column:
+            problem = cells.cell_problem(
+                answer.lookups,
+                table=item.table,
+                row=item.row,
+                column=item.column,
+                value=item.expected_value or code,
+                document=item.expected_document,
+                sections=item.expected_sections,
+            )
+        else:
+            problem = ""
+        if problem:
+            reasons.append(problem)
+    return Judgement(WRONG, "; ".join(reasons)) if reasons else Judgement(RIGHT, "")
 
 
 # -- citations -----------------------------------------------------------------------------------
@@ -220,32 +279,88 @@ def latency(results: Sequence[ItemResult]) -> dict[str, object]:
     return {"p50": percentile(values, 50), "p95": percentile(values, 95), "n": len(values), "source": source}
 
 
+# -- paraphrase groups and risk-coverage ---------------------------------------------------------
+def answer_key(answer: AnswerView) -> tuple:
+    """What an answer says, for agreement between paraphrases: abstained, its table cells, or its
+    first line."""
+    if answer.abstained:
+        return ("abstained",)
+    if answer.lookups:
+        return tuple(sorted({
+            (cells.table_key(lk.get("table")), normalize(str(lk.get("row", ""))), normalize(str(lk.get("column", ""))),
+             normalize(str(lk.get("value", ""))))
+            for lk in answer.lookups
+        }))
+    return ("text", normalize(first_line(answer.text)))
+
+
+def paraphrase_consistency(results: Sequence[ItemResult], judgements: Sequence[Judgement]) -> dict[str, object]:
+    groups: dict[str, list[int]] = {}
+    for i, r in enumerate(results):
+        if r.item.group:
+            groups.setdefault(r.item.group, []).append(i)
+    groups = {g: idx for g, idx in groups.items() if len(idx) > 1}
+    all_right = sum(all(judgements[i].correct for i in idx) for idx in groups.values())
+    agree = sum(len({answer_key(results[i].answer) for i in idx}) == 1 for idx in groups.values())  # type: ignore[arg-type]
+    return {"groups": len(groups), "all_right": ratio(all_right, len(groups)), "agree": ratio(agree, len(groups))}
+
+
+def confidence_of(answer: AnswerView) -> float:
+    if answer.confidence is not None:
+        return answer.confidence
+    return ROUTE_PRIOR.get(answer.route or "", DEFAULT_PRIOR)
+
+
+def risk_coverage(results: Sequence[ItemResult], judgements: Sequence[Judgement]) -> dict[str, object]:
+    """The risk-coverage curve of the answered questions ordered by confidence (module docstring)."""
+    answered = [(confidence_of(r.answer), i) for i, (r, j) in enumerate(zip(results, judgements)) if j.outcome != ABSTAINED]  # type: ignore[arg-type]
+    answered.sort(key=lambda ci: (-ci[0], ci[1]))
+    n = len(results)
+    points = []
+    wrong = 0
+    for k, (conf, i) in enumerate(answered, 1):
+        wrong += judgements[i].outcome == WRONG
+        points.append({"coverage": k / n, "risk": wrong / k, "confidence": conf})
+    aurc = ratio(sum(p["risk"] for p in points), len(points))
+    safe = [p["coverage"] for p in points if p["risk"] <= RISK_TARGET + 1e-12]
+    return {
+        "points": points,
+        "aurc": aurc,
+        "coverage_at_risk": max(safe) if safe else 0.0,
+        "risk_target": RISK_TARGET,
+        "confidence_source": "answer" if any(results[i].answer.confidence is not None for _, i in answered) else "route",  # type: ignore[union-attr]
+    }
+
+
 # -- putting it together -------------------------------------------------------------------------
 def judge_result(r: ItemResult) -> Judgement:
     if r.answer is None:
         raise ValueError(f"{r.item.id}: no answer to judge")
-    return judge(
-        should_abstain=r.item.abstain,
-        abstained=r.answer.abstained,
-        text=r.answer.text,
-        expected_facts=r.item.expected_facts,
-        contradicting_facts=r.item.contradicting_facts,
-    )
+    return judge_answer(r.item, r.answer)
+
+
+def _outcomes(judgements: Sequence[Judgement]) -> dict[str, int]:
+    return {o: sum(j.outcome == o for j in judgements) for o in (RIGHT, WRONG, ABSTAINED)}
 
 
 def _group_metrics(results: Sequence[ItemResult], judgements: Sequence[Judgement] | None, modes: Sequence[str]) -> dict[str, object]:
     out: dict[str, object] = {"questions": len(results)}
     if judgements is None:  # retrieval-only run
-        out.update(correct=None, answer_accuracy=None, citation_precision=None, citation_recall=None)
+        out.update(correct=None, wrong=None, abstained=None, accuracy=None, wrong_rate=None,
+                   citation_precision=None, citation_recall=None)
     else:
-        correct = sum(j.correct for j in judgements)
+        counts = _outcomes(judgements)
         cites = [(r.answer.cited_sections, r.item.expected_sections) for r in results if r.answer is not None]
         out.update(
-            correct=correct,
-            answer_accuracy=ratio(correct, len(results)),
+            correct=counts[RIGHT],
+            wrong=counts[WRONG],
+            abstained=counts[ABSTAINED],
+            accuracy=ratio(counts[RIGHT], len(results)),
+            wrong_rate=ratio(counts[WRONG], len(results)),
             citation_precision=citation_precision(cites),
             citation_recall=citation_recall(cites),
         )
+    out["answer_accuracy"] = out["accuracy"]  # the name earlier reports used
     answerable = [r for r in results if not r.item.abstain]
     for name, fn, k in (("recall@5", recall_at_k, RECALL_K), ("mrr@10", mrr_at_k, MRR_K)):
         out[name] = {
@@ -256,7 +371,7 @@ def _group_metrics(results: Sequence[ItemResult], judgements: Sequence[Judgement
 
 
 def summarize(results: Sequence[ItemResult], modes: Sequence[str] = MODES) -> dict[str, object]:
-    """The metrics JSON (``python -m eval --json``) for scored results.
+    """The metrics of one question set (``python -m eval --json`` holds one per set).
 
     ``modes``: the retrieval modes that were run (every answerable result must carry a ranking
     for each); the others are reported as null. Results without answers (a retrieval-only run;
@@ -273,11 +388,16 @@ def summarize(results: Sequence[ItemResult], modes: Sequence[str] = MODES) -> di
     has_answers = bool(results) and all(answered)
     judgements = [judge_result(r) for r in results] if has_answers else None
     overall = _group_metrics(results, judgements, modes)
-    if has_answers:
-        counts = abstention_counts((r.item.abstain, r.answer.abstained) for r in results)
+    if judgements is not None:
+        counts = abstention_counts((r.item.abstain, r.answer.abstained) for r in results)  # type: ignore[union-attr]
         abst = abstention_scores(counts)
+        answered_n = overall["correct"] + overall["wrong"]  # type: ignore[operator]
+        para = paraphrase_consistency(results, judgements)
+        curve = risk_coverage(results, judgements)
     else:
-        counts, abst = None, {"precision": None, "recall": None, "accuracy": None}
+        counts, abst, answered_n = None, {"precision": None, "recall": None, "accuracy": None}, 0
+        para = {"groups": 0, "all_right": None, "agree": None}
+        curve = {"points": [], "aurc": None, "coverage_at_risk": None, "risk_target": RISK_TARGET, "confidence_source": None}
     by_category: dict[str, object] = {}
     for cat in dict.fromkeys(r.item.category for r in results):  # first-appearance order
         idx = [i for i, r in enumerate(results) if r.item.category == cat]
@@ -289,24 +409,43 @@ def summarize(results: Sequence[ItemResult], modes: Sequence[str] = MODES) -> di
         "answerable": sum(not r.item.abstain for r in results),
         "answers": has_answers,
         "correct": overall["correct"],
-        "answer_accuracy": overall["answer_accuracy"],
+        "wrong": overall["wrong"],
+        "abstained": overall["abstained"],
+        "accuracy": overall["accuracy"],
+        "answer_accuracy": overall["accuracy"],
+        "wrong_rate": overall["wrong_rate"],
+        "answered_accuracy": ratio(overall["correct"], answered_n) if judgements is not None else None,  # type: ignore[arg-type]
         "citation_precision": overall["citation_precision"],
         "citation_recall": overall["citation_recall"],
         "abstention_precision": abst["precision"],
         "abstention_recall": abst["recall"],
         "abstention_accuracy": abst["accuracy"],
         "abstention_counts": counts,
+        "paraphrase_consistency": para["all_right"],
+        "paraphrase": para,
+        "aurc": curve["aurc"],
+        "risk_coverage": curve,
         "retrieval_modes": list(modes),
         "recall@5": overall["recall@5"],
         "mrr@10": overall["mrr@10"],
         "latency_ms": latency(results),
         "by_category": by_category,
-        "misses": misses(results, judgements) if has_answers else [],
+        "misses": misses(results, judgements) if judgements is not None else [],
     }
 
 
+def compare(sets: dict[str, dict[str, object]]) -> dict[str, object]:
+    """The figures across sets: ``generalization_gap`` = dev accuracy - test accuracy."""
+    dev, test = sets.get("dev"), sets.get("test")
+    gap = None
+    if dev and test and dev.get("accuracy") is not None and test.get("accuracy") is not None:
+        gap = dev["accuracy"] - test["accuracy"]  # type: ignore[operator]
+    return {"generalization_gap": gap}
+
+
 def misses(results: Sequence[ItemResult], judgements: Sequence[Judgement] | None = None) -> list[dict[str, object]]:
-    """The wrongly answered items, in gold order: id, category, question, expected, got, reason."""
+    """The items not answered right, in set order: id, category, outcome, question, expected,
+    the answer given (first line) and why."""
     if judgements is None:
         judgements = [judge_result(r) for r in results]
     out = []
@@ -318,11 +457,14 @@ def misses(results: Sequence[ItemResult], judgements: Sequence[Judgement] | None
             {
                 "id": r.item.id,
                 "category": r.item.category,
+                "outcome": j.outcome,
+                "group": r.item.group,
                 "question": r.item.question,
                 "expected": "(abstain)" if r.item.abstain else r.item.expected_first_line,
                 "expected_facts": list(r.item.expected_facts),
                 "got": "(abstained) " + r.answer.first_line if r.answer.abstained else r.answer.first_line,
                 "cited": list(r.answer.cited_sections),
+                "confidence": r.answer.confidence,
                 "reason": j.reason,
             }
         )

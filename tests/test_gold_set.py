@@ -1,4 +1,4 @@
-"""Structural checks of the gold evaluation set (eval/gold.jsonl).
+"""Structural checks of the gold evaluation set (eval/dev.jsonl, the dev set).
 
 Hermetic and fast: standard library + pytest only. The key check ties every answerable item to
 the corpus: ``source.text`` must occur verbatim in line ``source.line`` (1-based, lines split on
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-GOLD = ROOT / "eval" / "gold.jsonl"
+GOLD = ROOT / "eval" / "dev.jsonl"
 MANIFEST = ROOT / "corpus" / "cotati" / "manifest.json"
 
 CATEGORY_MINIMUMS = {
@@ -64,7 +64,7 @@ def _load() -> list[dict]:
             try:
                 obj = json.loads(raw)
             except json.JSONDecodeError as exc:  # pragma: no cover - reported as a failure
-                pytest.fail(f"eval/gold.jsonl line {n} is not valid JSON: {exc}")
+                pytest.fail(f"eval/dev.jsonl line {n} is not valid JSON: {exc}")
             assert isinstance(obj, dict), f"line {n} is not a JSON object"
             items.append(obj)
     return items
