@@ -14,7 +14,12 @@ def main(argv: list[str] | None = None) -> int:
     ask.add_argument("question", nargs="?", help="the question")
     ask.add_argument("--batch", metavar="FILE", help="one question per line; one answer per line out, same order")
     ask.add_argument("--json", action="store_true", help="print JSON objects")
+    calibrate = commands.add_parser("calibrate", help="fit the confidence model and threshold on the dev set")
+    calibrate.add_argument("--max-wrong-rate", type=float, default=None, metavar="R",
+                           help="wrong answers allowed, as a share of the dev questions (default 0.02)")
     args = parser.parse_args(argv)
+    if args.command == "calibrate":
+        return _calibrate(args)
     if (args.question is None) == (args.batch is None):
         parser.error("give a QUESTION or --batch FILE (not both)")
     questions = [args.question] if args.batch is None else _read_batch(args.batch)
@@ -38,6 +43,20 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if failed else 0
 
 
+def _calibrate(args) -> int:
+    from .calibrate import MAX_WRONG_RATE, calibrate
+
+    rate = MAX_WRONG_RATE if args.max_wrong_rate is None else args.max_wrong_rate
+    if not 0.0 <= rate < 1.0:
+        print(f"error: --max-wrong-rate must be from 0 to 1, got {rate}", file=sys.stderr)
+        return 2
+    result = calibrate(rate, progress=lambda done, total: _progress("dev questions", done, total))
+    info = result.fitted_on
+    print(f"threshold {result.threshold:.4f}: {info['kept_right']} right and {info['kept_wrong']} wrong answers kept "
+          f"of {info['questions']} dev questions; wrote assistant/data/calibration.json")
+    return 0
+
+
 def _read_batch(path: str) -> list[str] | None:
     try:
         with open(path, encoding="utf-8") as handle:
@@ -56,7 +75,7 @@ def _readable(answer) -> str:
 
 
 def _progress(stage: str, done: int, total: int) -> None:
-    print(f"\rbuilding index: {stage} {done}/{total}", end="" if done < total else "\n", file=sys.stderr, flush=True)
+    print(f"\r{stage}: {done}/{total}" if stage == "dev questions" else f"\rbuilding index: {stage} {done}/{total}", end="" if done < total else "\n", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from .passages import scored_quote
+from .passages import best_quote
 from .permits import PERMIT_WORDS, SHORT_WORDS, PermitTables, RowMatch
 from .types import Answer, Citation, Query
 
 ABSTAIN_LINE = "The Cotati code documents in this corpus do not answer this question."
+UNSURE_LINE = ("No sure answer: the nearest passages and table rows of the Cotati code documents do not clearly "
+               "answer this question, so none is given rather than a guess.")
 
 
 def authority_lines(entries, corpus) -> tuple[list[str], Citation | None]:
@@ -142,18 +144,27 @@ def passage_answer(query: Query, hits, corpus) -> Answer:
         section = corpus.section(hit.section, hit.document)
         if section is None:
             continue
-        score, quote = scored_quote(hit.text, query.text, idf=corpus.idf, definition="definition" in query.topics)
-        if quote:
-            found.append((-score, order, section, quote))
+        chosen = best_quote(hit.text, query.text, idf=corpus.idf, definition="definition" in query.topics)
+        if chosen.text:
+            found.append((-chosen.score, order, section, chosen.text, chosen, hit))
     if not found:
-        return abstain(query, list(dict.fromkeys(hit.section for hit in hits))[:3])
+        return abstain(query, list(dict.fromkeys(hit.section for hit in hits))[:3], corpus=corpus)
     found.sort(key=lambda item: (item[0], item[1]))
-    found = found[:2]
+    top, top_hit = found[0][4], found[0][5]
+    signals = {
+        "quote_coverage": top.coverage,
+        "answer_type_found": float(top.type_found),
+        "both_retrievers": float(top_hit.bm25_rank is not None and top_hit.dense_rank is not None),
+        "hit_rank": float(top_hit.rank),
+        "dense_score": float(top_hit.dense_score or 0.0),
+    }
+    found = [item[:4] for item in found[:2]]
     citations = [corpus.citation(section, quote) for _, _, section, quote in found]
     quotes = [f'§ {section.id} ({corpus.document_label(section.document)}, {section.date}): "{quote}"'
               for _, _, section, quote in found]
     lines = [found[0][3]] + quotes + [_source_line(citations, corpus)]
-    return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=tuple(citations), route="passage")
+    return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=tuple(citations), route="passage",
+                  signals=signals)
 
 
 def definition_answer(query: Query, definition, corpus) -> Answer:
@@ -162,12 +173,22 @@ def definition_answer(query: Query, definition, corpus) -> Answer:
     return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=(citation,), route="definition")
 
 
-def abstain(query: Query, nearest: list[str], reason: str = "") -> Answer:
-    lines = [ABSTAIN_LINE + (f" {reason}" if reason else "")]
+def abstain(query: Query, nearest: list[str], reason: str = "", corpus=None, first: str = ABSTAIN_LINE) -> Answer:
+    lines = [first + (f" {reason}" if reason else "")]
     if nearest:
-        lines.append("Nearest sections: " + ", ".join(nearest) + ".")
+        lines.append("Nearest sections: " + "; ".join(_section_label(s, corpus) for s in nearest) + ".")
     lines.append("Please ask the City of Cotati Planning Department.")
     return Answer(question=query.text, answer="\n".join(lines), abstained=True, route="abstain", nearest=tuple(nearest))
+
+
+def _section_label(section_id: str, corpus) -> str:
+    """"§ 17.36.050 Number of parking spaces required"; an ordinance part by its document."""
+    section = corpus.section(section_id) if corpus is not None else None
+    if section is None:
+        return section_id
+    if ":" in section_id:
+        return f"{corpus.document_label(section.document)}, {section.ordinance_section or section_id.split(':', 1)[1]}".strip()
+    return f"§ {section_id} {section.title}".strip()
 
 
 def _opening(text: str, limit: int = 400) -> str:

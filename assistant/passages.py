@@ -1,9 +1,9 @@
 """Pick the sentences of a passage that answer a question, to quote them word for word.
 
 Sentences are scored by the question words they share, rare words weighing more (IDF over the
-corpus sections); a "how long / how many" question favours sentences that state a quantity, a
-definition question favours sentences that say what a term "means". Section headings are never
-the quote when the passage has a sentence.
+corpus sections); a sentence holding the kind of answer asked for (``answer_type``: a number, a
+time span, a deciding body, a definition) is preferred. Section headings are never the quote when
+the passage has a sentence, and a long quote is never cut before its best sentence's answer.
 """
 
 from __future__ import annotations
@@ -12,16 +12,13 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
+from . import answer_type
 from .permits import STOP, words_of
 
 SENTENCE = re.compile(r"(?<=[.;:])\s+(?=[A-Z0-9(“\"])|\n+")
 HEADING = re.compile(r"^§?\s*\d{1,2}\.\d{2}\.\d{3}\b")
-QUANTITY_QUESTION = re.compile(r"\bhow (?:long|many|much|far|close|tall|high|wide|big|deep|soon|large)\b|\b(?:minimum|maximum|max|min|limit)\b")
-QUANTITY = re.compile(
-    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|"
-    r"ninety|hundred|thousand|half|percent)\b", re.I)
-DEFINITION = re.compile(r"[”\"] means\b|\bmeans\b")
 MAX_QUOTE = 400
 
 
@@ -36,22 +33,40 @@ def document_frequencies(texts: Iterable[str]) -> tuple[Mapping[str, float], flo
     return idf, math.log(1 + total)
 
 
+@dataclass(frozen=True)
+class Quote:
+    score: float  # IDF weight of the question words the best sentence shares (boosted by answer type)
+    text: str  # the passage's best sentences in passage order, verbatim ("" when none speaks to it)
+    coverage: float  # share of the question's word weight the best sentence carries (0-1)
+    type_found: bool  # the best sentence holds the kind of answer asked for (a number, a body, ...)
+
+
 def scored_quote(text: str, question: str, limit: int = 2, idf: Mapping[str, float] | None = None,
                  definition: bool = False) -> tuple[float, str]:
     """(how well it answers, the passage's best sentences in passage order, verbatim)."""
+    found = best_quote(text, question, limit, idf, definition)
+    return found.score, found.text
+
+
+def question_weight(question: str, idf: Mapping[str, float] | None) -> float:
+    wanted = {word for word in words_of(question) if word not in STOP and len(word) > 1}
+    return _score(" ".join(wanted), wanted, idf) or 1.0
+
+
+def best_quote(text: str, question: str, limit: int = 2, idf: Mapping[str, float] | None = None,
+               definition: bool = False) -> Quote:
     wanted = {word for word in words_of(question) if word not in STOP and len(word) > 1}
     pieces = [s.strip() for s in SENTENCE.split(text) if s and s.strip()]
     # Indices are positions in the passage, so only truly adjacent sentences are joined without "…".
     sentences = [(index, piece) for index, piece in enumerate(pieces) if len(piece) > 20]
     if not sentences:
-        return 0.0, _trim(text.strip())
-    wants_quantity = bool(QUANTITY_QUESTION.search(question.lower()))
+        return Quote(0.0, _trim(text.strip()), 0.0, False)
+    kind = "definition" if definition else answer_type.detect(question)
+    weight = question_weight(question, idf)
     scored = []
     for index, sentence in sentences:
         score = 0.0 if _table_line(sentence) else _score(sentence, wanted, idf)
-        if score and wants_quantity and QUANTITY.search(sentence):
-            score *= 1.5
-        if score and definition and DEFINITION.search(sentence):
+        if score and kind != "other" and kind != "yes_no" and answer_type.present(kind, sentence):
             score *= 1.5
         if HEADING.match(sentence) and len(sentences) > 1:
             score *= 0.1
@@ -59,13 +74,15 @@ def scored_quote(text: str, question: str, limit: int = 2, idf: Mapping[str, flo
     scored.sort(reverse=True)
     chosen = sorted(scored[:limit], key=lambda item: -item[1])
     if scored[0][0] == 0:
-        return 0.0, ""  # nothing in the passage speaks to the question
+        return Quote(0.0, "", 0.0, False)  # nothing in the passage speaks to the question
     if len(chosen) > 1 and chosen[-1][0] < 0.5 * scored[0][0]:
         chosen = [scored[0]]  # a weak second sentence adds noise, not support
     quote = chosen[0][2]
     for (_, before, _), (_, index, sentence) in zip(chosen, chosen[1:]):
         quote += (" " if before - index == 1 else " … ") + sentence
-    return scored[0][0], _trim(quote)
+    best = scored[0][2]
+    coverage = min(1.0, _score(best, wanted, idf) / weight)
+    return Quote(scored[0][0], _trim_around(quote, best, kind), coverage, answer_type.present(kind, best))
 
 
 CODE_TOKEN = re.compile(r"^(?:[A-Z]{1,4}(?:/[A-Z]{1,4})?(?:\(\d+\))?|[-–—]+|\(\d+\)[-–—]?)$")
@@ -90,5 +107,19 @@ def overlap(text: str, question: str) -> int:
     return len(wanted & set(words_of(text)))
 
 
-def _trim(text: str) -> str:
-    return text if len(text) <= MAX_QUOTE else text[: MAX_QUOTE - 1].rsplit(" ", 1)[0] + "…"
+def _trim_around(quote: str, best: str, kind: str) -> str:
+    """Trim a long quote, but never cut the best sentence before the answer it holds: when the
+    head would cut it, the quote is the best sentence alone (trimmed only past its answer)."""
+    if len(quote) <= MAX_QUOTE:
+        return quote
+    start = quote.find(best)
+    if start >= 0 and start + len(best) <= MAX_QUOTE:
+        return _trim(quote)
+    return best if len(best) <= 2 * MAX_QUOTE else _trim(best, 2 * MAX_QUOTE)
+
+
+def _trim(text: str, limit: int = MAX_QUOTE) -> str:
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1].rsplit(" ", 1)[0] + "…"
+

@@ -51,6 +51,7 @@ class RowMatch:
     score: float
     own: float = 0.0  # share of the label's words the question itself says
     complete: bool = False  # the question itself says every word of the label ("adult day care")
+    covered: float = 0.0  # share of the label's words said by the question or its everyday words' labels
 
 
 class PermitTables:
@@ -105,7 +106,7 @@ class PermitTables:
                 score = own + len(shared) / len(label) + 0.25 * len(shared) / len(wanted)
                 label_words = set(words_of(row)) - STOP
                 complete = len(label_words) >= 2 and label_words <= asked  # "Large" alone names nothing
-                matches.append(RowMatch(table, row, round(score, 4), own, complete))
+                matches.append(RowMatch(table, row, round(score, 4), own, complete, round(len(shared) / len(label), 4)))
         matches.sort(key=lambda m: (-m.score, len(m.row), m.table, m.row))
         return _by_count(matches, phrase)
 

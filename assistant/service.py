@@ -8,7 +8,10 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
-from . import compose, definitions
+from dataclasses import replace
+
+from . import answer_type, compose, definitions
+from . import confidence as confidence_mod
 from .passages import document_frequencies
 from .permits import GENERIC, STOP, PermitTables, words_of
 from .standards import StandardsTables, authority_entries
@@ -55,8 +58,10 @@ class Corpus:
 
 
 class Assistant:
-    def __init__(self, corpus: Corpus, tables: PermitTables, searcher_factory, standards: StandardsTables | None = None):
+    def __init__(self, corpus: Corpus, tables: PermitTables, searcher_factory, standards: StandardsTables | None = None,
+                 calibration: confidence_mod.Calibration | None = None):
         self.corpus = corpus
+        self.calibration = calibration if calibration is not None else confidence_mod.UNCALIBRATED
         self.tables = tables
         self.standards = standards or StandardsTables(())
         self.standards.idf = corpus.idf
@@ -86,18 +91,21 @@ class Assistant:
             answer = Answer(question=str(question)[:2000] if isinstance(question, str) else "",
                             answer=str(error), abstained=True, route="invalid")
         else:
-            answer = self._answer(understand(text, self.vocabulary, self.known_words))
+            query = understand(text, self.vocabulary, self.known_words)
+            answer = self._calibrated(query, self._interpreted(query, self._answer(query)))
         elapsed = (time.perf_counter() - started) * 1000
         return Answer(**{**answer.__dict__, "timing_ms": elapsed})
 
     def _answer(self, query: Query) -> Answer:
         if self._declined(query):
-            return compose.abstain(query, self._nearest(query))
+            return compose.abstain(query, self._nearest(query), corpus=self.corpus)
         if query.sections:
             section = self.corpus.section(query.sections[0])
             if section is not None:
-                return compose.section_answer(query, section, self.corpus, _subsection(section.text, query.subsection))
-            return compose.abstain(query, self._nearest(query), f"§ {query.sections[0]} is not in these documents.")
+                found = compose.section_answer(query, section, self.corpus, _subsection(section.text, query.subsection))
+                return replace(found, signals={"section_found": 1.0})
+            return compose.abstain(query, self._nearest(query), f"§ {query.sections[0]} is not in these documents.",
+                                  corpus=self.corpus)
         if query.apn:
             return self._apn(query)
         permit = self._permit(query)
@@ -107,18 +115,48 @@ class Assistant:
             # "are e-scooters micromobility?": a defined term alone can carry the question.
             definition = definitions.lookup(self.definitions, query.text)
             if definition is not None:
-                return compose.definition_answer(query, definition, self.corpus)
+                found = compose.definition_answer(query, definition, self.corpus)
+                term = [w for w in words_of(definition.term) if w not in STOP]
+                quoted = definition.term.lower() in " ".join(re.findall(r"['‘“\"]([^'’”\"]+)['’”\"]", query.text.lower()))
+                return replace(found, signals={"term_words": float(len(term)), "term_quoted": float(quoted)})
         if set(query.topics) & STANDARDS_TOPICS:
             lookup = self.standards.lookup(query)
             if lookup is not None and lookup.readable:
-                return compose.standards_answer(query, lookup, self.corpus)
+                found = compose.standards_answer(query, lookup, self.corpus)
+                return replace(found, signals={
+                    "row_share": lookup.share, "row_margin": min(lookup.margin, 5.0),
+                    "district_named": float(bool(query.districts)), "cell_readable": _readable(found.lookups)})
         if query.tables:
             section = self._table_section(query.tables[0])
             if section is not None:
                 return compose.section_answer(query, section, self.corpus)
         if query.topics or query.districts or query.land_use:
             return self._passages(query)
-        return compose.abstain(query, self._nearest(query))
+        return compose.abstain(query, self._nearest(query), corpus=self.corpus)
+
+    def _calibrated(self, query: Query, answer: Answer) -> Answer:
+        """Confidence from the route's signals; below the fitted threshold the answer is declined."""
+        if answer.abstained:
+            return answer
+        confidence = self.calibration.confidence(answer.route, answer.signals)
+        if confidence is None:
+            return answer
+        if confidence < self.calibration.threshold:
+            nearest = list(dict.fromkeys([c.section for c in answer.citations] + self._nearest(query)))[:3]
+            declined = compose.abstain(query, nearest, corpus=self.corpus, first=compose.UNSURE_LINE)
+            return replace(declined, confidence=confidence, interpretation=answer.interpretation, signals=answer.signals)
+        return replace(answer, confidence=confidence)
+
+    def _interpreted(self, query: Query, answer: Answer) -> Answer:
+        """The answer with what the question was read as (JSON) and one "Read as:" line."""
+        interpretation = interpretation_of(query, answer, self.vocabulary)
+        if answer.abstained or answer.route in ("invalid",):
+            return replace(answer, interpretation=interpretation)
+        line = read_as_line(interpretation)
+        lines = answer.answer.split("\n")
+        if line:
+            lines.insert(1, line)
+        return replace(answer, answer="\n".join(lines), interpretation=interpretation)
 
     def _declined(self, query: Query) -> bool:
         return self._declined_pattern.search(query.normalized) is not None
@@ -144,21 +182,41 @@ class Assistant:
         if not matches:
             return None
         best = matches[0]
-        in_table = [d for d in districts if d in self.tables.columns[best.table]]
-        if districts and not in_table:
-            return None
+        runner = next((m for m in matches[1:] if m.row != best.row), None)
+        signals = {
+            "row_own": best.own, "row_complete": float(best.complete), "row_covered": best.covered,
+            "by_everyday_word": float(bool(query.land_uses)),
+            "row_margin": min(1.0, best.score - (runner.score if runner else 0.0)), "districts_named": float(bool(districts)),
+        }
         if not districts:
             # A row printed in several tables: answer from each, joined.
             parts = [compose.permit_answer(query, self.tables, m, [], self.corpus)
                      for m in _one_per_table(matches, best)]
-            return _join_answers(query, [p for p in parts if p is not None])
-        return compose.permit_answer(query, self.tables, best, in_table, self.corpus,
-                                     authority=lambda code: authority_entries(self.standards, code))
+            found = _join_answers(query, [p for p in parts if p is not None])
+            covered = 1.0
+        else:
+            # Every district named is answered from its own table's best row: none is dropped.
+            parts, answered = [], []
+            for match in _one_per_table(matches, best, every_table=True):
+                here = [d for d in districts if d in self.tables.columns[match.table] and d not in answered]
+                if here:
+                    answered += here
+                    parts.append(compose.permit_answer(query, self.tables, match, here, self.corpus,
+                                                       authority=lambda code: authority_entries(self.standards, code)))
+            if best.table not in {m.table for m in _one_per_table(matches, best, every_table=True)
+                                  if any(d in self.tables.columns[m.table] for d in districts)}:
+                return None  # the best row is in a table of other districts: not the use asked about
+            found = _join_answers(query, [p for p in parts if p is not None])
+            covered = len(answered) / len(districts)
+        if found is None:
+            return None
+        return replace(found, signals={**signals, "cell_readable": _readable(found.lookups), "districts_covered": covered})
 
     def _apn(self, query: Query) -> Answer:
         holders = [s for s in self.corpus.sections if query.apn in s.text]
         if not holders:
-            return compose.abstain(query, self._nearest(query), f"Parcel {query.apn} is not named in these documents.")
+            return compose.abstain(query, self._nearest(query), f"Parcel {query.apn} is not named in these documents.",
+                                  corpus=self.corpus)
         # The part that acts on the parcel, not the ordinance title that lists it.
         section = max(holders, key=lambda s: (not s.id.endswith(":PREAMBLE"), s.date, s.document))
         return compose.section_answer(query, section, self.corpus, _apn_line(section.text, query.apn))
@@ -178,7 +236,7 @@ class Assistant:
             # A question about a district is answered only by text that speaks of that district.
             supported = [h for h in supported if self._mentions_district(h.text, query.districts)]
         if not supported:  # the hits already fetched are the nearest sections: no second search
-            return compose.abstain(query, list(dict.fromkeys(hit.section for hit in hits[:5]))[:3])
+            return compose.abstain(query, list(dict.fromkeys(hit.section for hit in hits[:5]))[:3], corpus=self.corpus)
         chosen = _distinct_sections(supported)[:4]
         return compose.passage_answer(query, chosen, self.corpus)
 
@@ -201,6 +259,62 @@ class Assistant:
 
     def _nearest(self, query: Query) -> list[str]:
         return list(dict.fromkeys(hit.section for hit in self._hits(query.text, 5)))[:3]
+
+
+def _readable(lookups) -> float:
+    """1.0 when every cell used was read with confidence."""
+    return float(bool(lookups) and all(cell.get("value") and not cell.get("review") for cell in lookups))
+
+
+def interpretation_of(query: Query, answer: Answer, vocabulary) -> dict:
+    """What the question was read as, with the words of the question behind each part."""
+    asked = set(words_of(query.text))
+    uses = []
+    for cell in answer.lookups:
+        key = (cell.get("table"), cell.get("row"))
+        if any((u["table"], u["row"]) == key for u in uses):
+            continue
+        said = [w for w in words_of(f"{cell.get('category', '')} {cell.get('row', '')}") if w in asked and w not in STOP]
+        uses.append({"table": cell.get("table"), "row": cell.get("row"),
+                     "words": query.land_use_words or " ".join(dict.fromkeys(said))})
+    districts = []
+    for symbol, words in zip(query.districts, _district_words(query)):
+        district = vocabulary.district(symbol)
+        districts.append({"symbol": symbol, "name": district.name if district else symbol, "words": words})
+    return {
+        "uses": uses,
+        "districts": districts,
+        "topics": list(query.topics),
+        "answer_type": answer_type.detect(query.text),
+        "sections": list(query.sections),
+        "tables": list(query.tables),
+    }
+
+
+def _district_words(query: Query) -> list[str]:
+    """The words that named each district (a group word such as "downtown" names several)."""
+    words = list(query.district_words)
+    if len(words) == len(query.districts):
+        return words
+    return [words[0] if len(words) == 1 else " / ".join(words)] * len(query.districts)
+
+
+def read_as_line(interpretation: dict) -> str:
+    """One line a resident can check: "Read as: Bar, tavern (Table 2-3) in CE"."""
+    parts = []
+    uses = interpretation.get("uses") or []
+    if uses:
+        parts.append(" / ".join(f"{u['row']} (Table {u['table']})" for u in uses[:3]))
+    districts = interpretation.get("districts") or []
+    if districts:
+        parts.append("in " + ", ".join(d["symbol"] for d in districts))
+    if not uses:
+        topics = interpretation.get("topics") or []
+        if interpretation.get("sections"):
+            parts.insert(0, "§ " + ", ".join(interpretation["sections"]))
+        elif topics:
+            parts.insert(0, "a question about " + ", ".join(t.replace("_", " ") for t in topics[:3]))
+    return "Read as: " + " ".join(parts) if parts else ""
 
 
 def _subsection(text: str, path: tuple[str, ...]) -> str:
@@ -236,10 +350,12 @@ def _apn_line(text: str, apn: str) -> str:
     return line if len(line) <= 400 else line[:399].rsplit(" ", 1)[0] + "…"
 
 
-def _one_per_table(matches, best):
+def _one_per_table(matches, best, every_table: bool = False):
+    """The best row of each table: as good as the best overall, or (``every_table``) the best a
+    table has, when a district of that table was named."""
     chosen = {}
     for match in matches:
-        if match.score >= best.score and match.table not in chosen:
+        if (every_table or match.score >= best.score) and match.table not in chosen:
             chosen[match.table] = match
     return list(chosen.values())
 
@@ -272,7 +388,8 @@ def _out_of_scope() -> tuple[list[str], list[str]]:
     return data["subjects"], data["other_places"]
 
 
-def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path | None = None, progress=None) -> Assistant:
+def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path | None = None, progress=None,
+                   calibrated: bool = True) -> Assistant:
     """Read the corpus and tables once; the search index opens on first use (built if missing)."""
     from ingest import load_corpus, load_manifest
     from ingest.manifest import default_corpus_dir
@@ -288,4 +405,6 @@ def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path |
 
         return open_index(index_dir, progress=progress)
 
-    return Assistant(corpus, PermitTables(table_set.effective), open_searcher, StandardsTables(table_set.effective))
+    calibration = confidence_mod.load() if calibrated else confidence_mod.UNCALIBRATED
+    return Assistant(corpus, PermitTables(table_set.effective), open_searcher, StandardsTables(table_set.effective),
+                     calibration)

@@ -8,7 +8,7 @@ answers. Tables that hold one district's standards apply only when the question 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from .permits import STOP, words_of
@@ -23,6 +23,8 @@ class StandardsLookup:
     entries: tuple  # EffectiveCell of the chosen columns
     district: str = ""
     several_columns: bool = False  # the table has more columns than the answer shows
+    share: float = 1.0  # share of the row label's words the question says
+    margin: float = 0.0  # score over the best other row (how clearly this row was meant)
 
     @property
     def readable(self) -> bool:
@@ -68,7 +70,7 @@ class StandardsTables:
     def lookup(self, query) -> StandardsLookup | None:
         spec = _spec()
         wanted = _question_words(query, spec["word_synonyms"])
-        best: tuple[float, int, StandardsLookup] | None = None
+        found: list[tuple[float, int, StandardsLookup]] = []
         for order, table in enumerate(spec["tables"]):
             if not set(table["topics"]) & set(query.topics):
                 continue
@@ -76,11 +78,14 @@ class StandardsTables:
                 continue
             if set(table.get("not_with_topics", ())) & set(query.topics):
                 continue
-            for found in self._candidates(table, query, wanted, spec):
-                score, lookup = found
-                if best is None or (score, -order) > (best[0], -best[1]):
-                    best = (score, order, lookup)
-        return best[2] if best else None
+            for score, lookup in self._candidates(table, query, wanted, spec):
+                found.append((score, order, lookup))
+        if not found:
+            return None
+        found.sort(key=lambda item: (-item[0], item[1]))
+        score, _, best = found[0]
+        runner = next((s for s, _, other in found[1:] if (other.table, other.row) != (best.table, best.row)), 0.0)
+        return replace(best, margin=score - runner)
 
     def _candidates(self, table: dict, query, wanted: set[str], spec: dict):
         key = (table["section"], table["table"])
@@ -103,7 +108,8 @@ class StandardsTables:
                 continue
             score -= 0.01 * len(label - wanted)  # prefer the row with fewer unexplained words
             entries = tuple(self.cells[(key[0], key[1], row)])
-            yield score, StandardsLookup(table["table"], table["section"], row, entries, table.get("district", ""))
+            yield score, StandardsLookup(table["table"], table["section"], row, entries, table.get("district", ""),
+                                         share=len(label & wanted) / len(label))
 
     def _columns(self, key, row, query, spec) -> tuple:
         entries = self.cells[(key[0], key[1], row)]

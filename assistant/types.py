@@ -51,6 +51,12 @@ class Answer:
     timing_ms: float = 0.0
     route: str = ""  # which path produced it: permit, section, passage, abstain, invalid
     nearest: tuple[str, ...] = field(default_factory=tuple)  # nearest sections when abstaining
+    # How sure the assistant is that this answer is right (0-1, calibrated on dev; None: not scored).
+    confidence: float | None = None
+    # What the question was read as: use rows, districts, topics, each with the words behind it.
+    interpretation: dict = field(default_factory=dict)
+    # The explainable measurements the confidence is computed from (match shares, margins, ...).
+    signals: dict = field(default_factory=dict)
 
     @property
     def first_line(self) -> str:
@@ -66,4 +72,7 @@ class Answer:
             "timing_ms": round(self.timing_ms, 2),
             "route": self.route,
             "nearest": list(self.nearest),
+            "confidence": None if self.confidence is None else round(self.confidence, 4),
+            "interpretation": self.interpretation,
+            "signals": {name: round(value, 4) for name, value in self.signals.items()},
         }

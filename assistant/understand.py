@@ -121,7 +121,11 @@ def _districts(question: str, normalized: str, vocabulary: Vocabulary) -> tuple[
             if _contains(normalized, phrase.lower()):
                 found.append((fold_plurals(normalized).find(fold_plurals(phrase.lower())), district.symbol, phrase))
                 break
+    named_phrases = [phrase.lower() for d in vocabulary.districts for phrase in (d.name, *d.aliases)
+                     if _contains(normalized, phrase.lower())]
     for group, symbols in vocabulary.groups.items():
+        if any(_contains(phrase, group) for phrase in named_phrases):
+            continue  # "downtown commercial" names CD; its "downtown" is not the Downtown Specific Plan
         if _contains(normalized, group) and not any(symbol in symbols for _, symbol, _ in found):
             position = fold_plurals(normalized).find(fold_plurals(group))
             found.extend((position, symbol, group) for symbol in symbols)

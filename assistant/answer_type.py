@@ -1,0 +1,51 @@
+"""What kind of answer a question asks for, and whether a sentence holds one.
+
+Types: ``duration`` (how long, when does it expire, within how many days), ``number`` (how
+tall/many/far/wide, minimum/maximum, what size), ``who`` (who decides/approves/hears), ``definition``
+(what is/what does ... mean), ``yes_no`` (can I/is it/do I need), else ``other``. The cue words are
+general English, not the code's vocabulary; a quote that holds the asked type is preferred, and
+whether one was found is a confidence signal.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CUES = (
+    ("duration", re.compile(r"\bhow (?:long|soon|many (?:days|months|years|weeks))\b|\bexpir\w*|\bdeadline\b|\btime limit\b"
+                            r"|\bwithin how\b|\bwhen (?:does|do|will|must|is)\b.*\b(?:expire|lapse|end|due|decide)", re.I)),
+    ("who", re.compile(r"\bwho\b|\bwhich (?:body|official|board|commission|department)\b|\bwhat body\b", re.I)),
+    ("number", re.compile(r"\bhow (?:many|much|far|close|tall|high|wide|big|deep|large|small|low|long)\b|\b(?:minimum|maximum|max|min)\b"
+                          r"|\b(?:limit|size|height|width|depth|distance|percent(?:age)?|ratio|number of|square f(?:ee|oo)t)\b", re.I)),
+    ("definition", re.compile(r"\bwhat (?:is|are|does|do) (?:an? |the )?['\"“]?[\w -]+['\"”]? (?:mean|means)\b|\bdefin\w+\b"
+                              r"|\bwhat counts as\b|\bmeaning of\b|^\s*what(?:'s| is| are) (?:an? |the )?[\w -]{3,40}\??\s*$", re.I)),
+    ("yes_no", re.compile(r"^\s*(?:can|could|may|is|are|do|does|must|am|should|will)\b", re.I)),
+)
+
+_NUMBER = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|"
+    r"seventy|eighty|ninety|hundred|thousand|half|percent)\b", re.I)
+_TIME_UNIT = re.compile(r"\b(?:days?|weeks?|months?|years?|hours?)\b", re.I)
+_BODY = re.compile(r"\b(?:planning commission|city council|council|commission|director|zoning administrator|"
+                   r"review authority|city engineer|building official|staff|planning department)\b", re.I)
+_DEFINES = re.compile(r"[”\"] means\b|\bmeans\b|\bis defined as\b|\bincludes\b", re.I)
+
+
+def detect(question: str) -> str:
+    for name, cue in _CUES:
+        if cue.search(question):
+            return name
+    return "other"
+
+
+def present(kind: str, sentence: str) -> bool:
+    """Whether ``sentence`` holds an answer of ``kind`` (a number, a time span, a body, a definition)."""
+    if kind == "duration":
+        return bool(_NUMBER.search(sentence) and _TIME_UNIT.search(sentence))
+    if kind == "number":
+        return bool(_NUMBER.search(sentence))
+    if kind == "who":
+        return bool(_BODY.search(sentence))
+    if kind == "definition":
+        return bool(_DEFINES.search(sentence))
+    return True

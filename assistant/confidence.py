@@ -1,0 +1,135 @@
+"""Calibrated confidence: how likely an answer is right, from signals each route can explain.
+
+Each route measures a few signals (how much of a table row's label the question says, the margin
+over the next row, whether the quoted sentence holds the kind of answer asked for, whether BM25
+and the dense retriever agree, ...). A logistic model per route turns them into a probability;
+its weights and the answering threshold are fitted on the dev set (``python -m assistant
+calibrate``) and kept in ``data/calibration.json``. An answer below the threshold is declined,
+naming the nearest sections: a wrong answer costs more than a refusal.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .vocab import DATA
+
+CALIBRATION = DATA / "calibration.json"
+# The signals each route reports (service.py / compose.py); the model uses exactly these.
+FEATURES: dict[str, tuple[str, ...]] = {
+    "permit": ("row_own", "row_complete", "row_covered", "by_everyday_word", "row_margin", "districts_named", "cell_readable",
+               "districts_covered"),
+    "standards": ("row_share", "row_margin", "district_named", "cell_readable"),
+    "passage": ("quote_coverage", "answer_type_found", "both_retrievers", "hit_rank", "dense_score"),
+    "definition": ("term_words", "term_quoted"),
+    "section": ("section_found",),
+}
+# Before any fit: how often each route tends to be right (only the order matters).
+PRIORS = {"section": 0.9, "permit": 0.8, "standards": 0.7, "definition": 0.6, "passage": 0.4}
+
+
+@dataclass(frozen=True)
+class RouteModel:
+    bias: float
+    weights: dict[str, float]
+    means: dict[str, float]
+    scales: dict[str, float]
+
+    def probability(self, signals: dict[str, float]) -> float:
+        z = self.bias
+        for name, weight in self.weights.items():
+            value = float(signals.get(name, 0.0))
+            z += weight * (value - self.means.get(name, 0.0)) / (self.scales.get(name, 1.0) or 1.0)
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+@dataclass(frozen=True)
+class Calibration:
+    threshold: float = 0.0  # answers below it are declined
+    routes: dict[str, RouteModel] = field(default_factory=dict)
+    fitted_on: dict = field(default_factory=dict)  # what the fit saw (set, questions, figures)
+
+    def confidence(self, route: str, signals: dict[str, float]) -> float | None:
+        model = self.routes.get(route)
+        if model is not None:
+            return model.probability(signals)
+        return PRIORS.get(route)
+
+    def to_json(self) -> dict:
+        return {
+            "comment": "Fitted on the dev set by `python -m assistant calibrate`; never on test. "
+                       "confidence = logistic(bias + sum(weight * (signal - mean) / scale)) per route.",
+            "threshold": self.threshold,
+            "fitted_on": self.fitted_on,
+            "routes": {
+                route: {"bias": m.bias, "weights": m.weights, "means": m.means, "scales": m.scales}
+                for route, m in sorted(self.routes.items())
+            },
+        }
+
+
+UNCALIBRATED = Calibration()
+
+
+def load(path: Path = CALIBRATION) -> Calibration:
+    """The fitted calibration; without the file, priors only and no threshold."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return UNCALIBRATED
+    except (OSError, json.JSONDecodeError) as error:
+        raise RuntimeError(f"{path}: cannot read the calibration ({error})") from None
+    routes = {
+        route: RouteModel(float(m["bias"]), dict(m["weights"]), dict(m["means"]), dict(m["scales"]))
+        for route, m in data.get("routes", {}).items()
+    }
+    return Calibration(float(data.get("threshold", 0.0)), routes, dict(data.get("fitted_on", {})))
+
+
+# -- fitting ---------------------------------------------------------------------------------------
+def fit_route(rows: list[tuple[dict[str, float], bool]], features: tuple[str, ...], l2: float = 1.0,
+              steps: int = 500) -> RouteModel:
+    """L2-regularised logistic regression on standardised signals (Newton steps, deterministic)."""
+    import numpy as np
+
+    x = np.array([[float(signals.get(name, 0.0)) for name in features] for signals, _ in rows], dtype=float)
+    y = np.array([1.0 if right else 0.0 for _, right in rows])
+    means = x.mean(axis=0) if len(rows) else np.zeros(len(features))
+    scales = x.std(axis=0) if len(rows) else np.ones(len(features))
+    scales[scales < 1e-9] = 1.0
+    z = (x - means) / scales
+    design = np.hstack([np.ones((len(rows), 1)), z])
+    w = np.zeros(design.shape[1])
+    penalty = np.eye(design.shape[1]) * l2
+    penalty[0, 0] = 1e-6  # the bias is not shrunk
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-design @ w))
+        gradient = design.T @ (p - y) + penalty @ w
+        hessian = design.T @ (design * (p * (1 - p))[:, None]) + penalty
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.abs(step).max() < 1e-10:
+            break
+    return RouteModel(
+        bias=round(float(w[0]), 6),
+        weights={name: round(float(v), 6) for name, v in zip(features, w[1:])},
+        means={name: round(float(v), 6) for name, v in zip(features, means)},
+        scales={name: round(float(v), 6) for name, v in zip(features, scales)},
+    )
+
+
+def choose_threshold(scored: list[tuple[float, bool]], questions: int, max_wrong_rate: float) -> float:
+    """The lowest threshold whose answered share keeps wrong answers at or under ``max_wrong_rate``
+    of all questions (answers at or above it are kept)."""
+    ordered = sorted(scored, key=lambda item: -item[0])
+    best = 1.0 + 1e-9
+    wrong = 0
+    for index, (confidence, right) in enumerate(ordered):
+        wrong += not right
+        next_confidence = ordered[index + 1][0] if index + 1 < len(ordered) else -1.0
+        if wrong / questions <= max_wrong_rate and next_confidence < confidence:
+            best = confidence
+    return round(best, 6)
