@@ -247,6 +247,31 @@ def standards_answer(query: Query, lookup, corpus) -> Answer:
                   lookups=tuple(entry.to_json() for entry in entries), route="standards")
 
 
+def standards_overview(query: Query, lookups, corpus) -> Answer:
+    """A whole small standards table, row by row: the answer when the question names the table's
+    topic but no row ("How tall can a fence be?")."""
+    first_cell = lookups[0].entries[0].cell
+    rows = []
+    for lookup in lookups:
+        values = [f"{_standard_value(e.cell)}" for e in lookup.entries if not e.cell.column.startswith("Applicable")]
+        category = lookup.entries[0].cell.category
+        rows.append(f"{category + ' - ' if category else ''}{lookup.row}: {'; '.join(values)}")
+    lines = [f"It depends on where: Table {first_cell.table} (§ {first_cell.section}) sets " + " | ".join(rows) + "."]
+    seen: set[str] = set()
+    for lookup in lookups:
+        for entry in lookup.entries:
+            for note in entry.cell.footnotes:
+                if note.text and note.number not in seen:
+                    seen.add(note.number)
+                    lines.append(f"Note ({note.number}): {note.text}")
+    citation = Citation(section=first_cell.section, title=corpus.title_of(first_cell.section, first_cell.document),
+                        document=first_cell.document, date=first_cell.date, quote=first_cell.source or first_cell.raw,
+                        table=f"Table {first_cell.table}", ordinance_section=first_cell.ordinance_section)
+    lines.append(_source_line([citation], corpus))
+    return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=(citation,),
+                  lookups=tuple(e.to_json() for lookup in lookups for e in lookup.entries), route="standards_table")
+
+
 def _standard_value(cell) -> str:
     if cell.value is None or cell.review:
         return "could not be read with confidence (see the table)"

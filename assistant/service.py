@@ -126,6 +126,11 @@ class Assistant:
                 return replace(found, signals={
                     "row_share": lookup.share, "row_margin": min(lookup.margin, 5.0),
                     "district_named": float(bool(query.districts)), "cell_readable": _readable(found.lookups)})
+            if lookup is None:
+                rows = self.standards.overview(query)
+                if rows:
+                    found = compose.standards_overview(query, rows, self.corpus)
+                    return replace(found, signals={"cell_readable": _readable(found.lookups)})
         if query.tables:
             section = self._table_section(query.tables[0])
             if section is not None:
@@ -262,8 +267,10 @@ class Assistant:
 
 
 def _readable(lookups) -> float:
-    """1.0 when every cell used was read with confidence."""
-    return float(bool(lookups) and all(cell.get("value") and not cell.get("review") for cell in lookups))
+    """Share of the cells used that were read with confidence."""
+    if not lookups:
+        return 0.0
+    return sum(1 for cell in lookups if cell.get("value") and not cell.get("review")) / len(lookups)
 
 
 def interpretation_of(query: Query, answer: Answer, vocabulary) -> dict:
@@ -304,7 +311,11 @@ def read_as_line(interpretation: dict) -> str:
     parts = []
     uses = interpretation.get("uses") or []
     if uses:
-        parts.append(" / ".join(f"{u['row']} (Table {u['table']})" for u in uses[:3]))
+        tables = list(dict.fromkeys(u["table"] for u in uses))
+        if len(uses) > 3 and len(tables) == 1:
+            parts.append(f"every row of Table {tables[0]}")
+        else:
+            parts.append(" / ".join(f"{u['row']} (Table {u['table']})" for u in uses[:3]))
     districts = interpretation.get("districts") or []
     if districts:
         parts.append("in " + ", ".join(d["symbol"] for d in districts))

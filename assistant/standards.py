@@ -87,6 +87,23 @@ class StandardsTables:
         runner = next((s for s, _, other in found[1:] if (other.table, other.row) != (best.table, best.row)), 0.0)
         return replace(best, margin=score - runner)
 
+    def overview(self, query, max_rows: int = 10) -> tuple["StandardsLookup", ...]:
+        """Every row of the one small table the question's topic names, when no row was named
+        ("How tall can a fence be?" -> each location of Table 3-2 with its height)."""
+        spec = _spec()
+        tables = [t for t in spec["tables"] if set(t["topics"]) & set(query.topics) and not t.get("rows_are_districts")
+                  and (not t.get("district") or t["district"] in query.districts)
+                  and not set(t.get("not_with_topics", ())) & set(query.topics)]
+        if len(tables) != 1:
+            return ()
+        table = tables[0]
+        key = (table["section"], table["table"])
+        rows = self.rows.get(key, [])
+        if not rows or len(rows) > max_rows:
+            return ()
+        return tuple(StandardsLookup(table["table"], table["section"], row, tuple(self.cells[(key[0], key[1], row)]),
+                                     table.get("district", ""), share=0.0) for _, row in rows)
+
     def _candidates(self, table: dict, query, wanted: set[str], spec: dict):
         key = (table["section"], table["table"])
         rows = self.rows.get(key, [])
