@@ -1,0 +1,117 @@
+"""Calibrated confidence, answer types, "Read as" lines and quotes that keep their answer. Hermetic."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from assistant import answer_type, confidence
+from assistant.passages import MAX_QUOTE, best_quote
+from assistant.service import read_as_line
+
+
+# -- the model ------------------------------------------------------------------------------------
+def _rows(n: int = 40):
+    """Right when the share is high, wrong when low; the margin says nothing."""
+    return [({"share": (i % 10) / 10, "margin": 0.5}, (i % 10) >= 5) for i in range(n)]
+
+
+def test_fit_route_learns_the_signal_that_separates_right_from_wrong():
+    model = confidence.fit_route(_rows(), ("share", "margin"))
+    assert model.weights["share"] > 1.0
+    assert abs(model.weights["margin"]) < 1e-6  # a constant signal carries no weight
+    assert model.probability({"share": 0.9, "margin": 0.5}) > 0.9 > 0.1 > model.probability({"share": 0.1, "margin": 0.5})
+
+
+def test_fit_is_deterministic():
+    assert confidence.fit_route(_rows(), ("share", "margin")) == confidence.fit_route(_rows(), ("share", "margin"))
+
+
+def test_choose_threshold_keeps_wrong_answers_within_the_rate():
+    scored = [(0.95, True), (0.9, True), (0.8, False), (0.7, True), (0.6, False), (0.5, True)]
+    # 10 questions; one wrong answer allowed: everything down to 0.7 is kept, 0.6 would be a second
+    assert confidence.choose_threshold(scored, 10, 0.1) == 0.7
+    # no wrong answer allowed: only the two above the first wrong one
+    assert confidence.choose_threshold(scored, 10, 0.0) == 0.9
+    # a tie straddling the limit is not split: both or neither
+    assert confidence.choose_threshold([(0.9, True), (0.8, True), (0.8, False)], 10, 0.0) == 0.9
+
+
+def test_missing_calibration_file_gives_priors_and_no_threshold(tmp_path):
+    calibration = confidence.load(tmp_path / "none.json")
+    assert calibration.threshold == 0.0
+    assert calibration.confidence("section", {}) > calibration.confidence("passage", {})
+    assert calibration.confidence("unknown-route", {}) is None
+
+
+def test_calibration_round_trips_through_its_file(tmp_path):
+    model = confidence.fit_route(_rows(), ("share", "margin"))
+    fitted = confidence.Calibration(0.42, {"permit": model}, {"set": "dev"})
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(fitted.to_json()), encoding="utf-8")
+    loaded = confidence.load(path)
+    assert loaded.threshold == 0.42 and loaded.fitted_on == {"set": "dev"}
+    signals = {"share": 0.7, "margin": 0.5}
+    assert loaded.confidence("permit", signals) == pytest.approx(fitted.confidence("permit", signals))
+
+
+def test_damaged_calibration_file_is_one_error_naming_it(tmp_path):
+    path = tmp_path / "calibration.json"
+    path.write_text("{", encoding="utf-8")
+    with pytest.raises(RuntimeError, match="calibration.json: cannot read the calibration"):
+        confidence.load(path)
+
+
+def test_shipped_calibration_was_fitted_on_dev_within_the_wrong_rate():
+    shipped = json.loads(confidence.CALIBRATION.read_text(encoding="utf-8"))
+    info = shipped["fitted_on"]
+    assert info["set"] == "dev"
+    assert info["kept_wrong"] <= info["max_wrong_rate"] * info["questions"]
+    assert 0.0 < shipped["threshold"] < 1.0
+    for route, model in shipped["routes"].items():
+        assert set(model["weights"]) == set(confidence.FEATURES[route])
+
+
+# -- answer types ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "question, kind",
+    [
+        ("How long is a use permit good for?", "duration"),
+        ("when does my application expire", "duration"),
+        ("who approves a minor use permit", "who"),
+        ("How tall can my fence be?", "number"),
+        ("minimum lot width in NL", "number"),
+        ("what does 'micromobility' mean", "definition"),
+        ("Can I keep chickens?", "yes_no"),
+        ("tell me about the TOC district", "other"),
+    ],
+)
+def test_answer_type_detection(question, kind):
+    assert answer_type.detect(question) == kind
+
+
+def test_answer_type_presence():
+    assert answer_type.present("duration", "It expires after two years.")
+    assert not answer_type.present("duration", "It expires when the use ends.")
+    assert answer_type.present("who", "The Planning Commission shall decide.")
+    assert answer_type.present("number", "No more than 42 inches.")
+    assert not answer_type.present("number", "Fences shall be well kept.")
+
+
+def test_quote_prefers_the_sentence_with_the_asked_number_and_never_cuts_it():
+    filler = "Fences shall be maintained in good repair and kept free of graffiti by the owner of the parcel. " * 6
+    text = filler + "A fence within the front setback of a parcel shall not exceed a height of forty-two inches at any point."
+    quote = best_quote(text, "how high can a fence in the front setback be")
+    assert "forty-two inches" in quote.text and quote.type_found
+    assert len(quote.text) <= 2 * MAX_QUOTE
+    assert 0.0 < quote.coverage <= 1.0
+
+
+# -- read as ----------------------------------------------------------------------------------------
+def test_read_as_line_names_rows_and_districts():
+    interpretation = {"uses": [{"table": "2-3", "row": "Bar, tavern", "words": "bar"}],
+                      "districts": [{"symbol": "CE", "name": "Commercial", "words": "east cotati avenue"}], "topics": []}
+    assert read_as_line(interpretation) == "Read as: Bar, tavern (Table 2-3) in CE"
+    assert read_as_line({"uses": [], "districts": [], "topics": ["fence", "height"]}) == "Read as: a question about fence, height"
+    assert read_as_line({"uses": [], "districts": [], "topics": []}) == ""
