@@ -16,7 +16,7 @@ def main(argv: list[str] | None = None) -> int:
     ask.add_argument("--json", action="store_true", help="print JSON objects")
     calibrate = commands.add_parser("calibrate", help="fit the confidence model and threshold on the dev set")
     calibrate.add_argument("--max-wrong-rate", type=float, default=None, metavar="R",
-                           help="wrong answers allowed, as a share of the dev questions (default 0.02)")
+                           help="wrong answers allowed, as a share of the dev questions (default 0.03)")
     args = parser.parse_args(argv)
     if args.command == "calibrate":
         return _calibrate(args)

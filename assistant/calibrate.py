@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .confidence import CALIBRATION, FEATURES, Calibration, choose_threshold, fit_route
 
-MAX_WRONG_RATE = 0.02  # on dev; test, worded by others, runs a little higher
+MAX_WRONG_RATE = 0.03  # of the dev questions (issue 11: a wrong-answer rate of at most 3%)
 
 
 def calibrate(max_wrong_rate: float = MAX_WRONG_RATE, path: Path = CALIBRATION, progress=None) -> Calibration:
