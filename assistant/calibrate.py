@@ -32,13 +32,16 @@ def calibrate(max_wrong_rate: float = MAX_WRONG_RATE, path: Path = CALIBRATION, 
     for number, item in enumerate(items, 1):
         answer = assistant.ask(item.question)
         judgement = judge_answer(item, parse_answer(answer.to_dict(), item.id))
-        if judgement.outcome != ABSTAINED and not answer.abstained and answer.route in FEATURES:
+        if judgement.outcome != ABSTAINED and not answer.abstained:
             rows[answer.route].append((dict(answer.signals), judgement.correct))
         if progress:
             progress(number, len(items))
-    models = {route: fit_route(found, FEATURES[route]) for route, found in sorted(rows.items()) if len(found) >= 5}
+    models = {route: fit_route(found, FEATURES[route]) for route, found in sorted(rows.items())
+              if route in FEATURES and len(found) >= 5}
     unthresholded = Calibration(0.0, models)
-    scored = [(unthresholded.confidence(route, signals), right) for route, found in rows.items() for signals, right in found]
+    # Every answer counts towards the wrong-answer rate, routes without a model by their prior.
+    scored = [(confidence, right) for route, found in rows.items() for signals, right in found
+              if (confidence := unthresholded.confidence(route, signals)) is not None]
     threshold = choose_threshold(scored, len(items), max_wrong_rate)
     kept = [right for confidence, right in scored if confidence >= threshold]
     fitted_on = {

@@ -21,7 +21,7 @@ CALIBRATION = DATA / "calibration.json"
 # The signals each route reports (service.py / compose.py); the model uses exactly these.
 FEATURES: dict[str, tuple[str, ...]] = {
     "permit": ("row_own", "row_complete", "row_covered", "by_everyday_word", "row_margin", "districts_named", "cell_readable",
-               "districts_covered"),
+               "districts_covered", "meaning_agrees", "meaning_similarity", "meaning_margin", "by_meaning"),
     "standards": ("row_share", "row_margin", "district_named", "cell_readable"),
     "passage": ("quote_coverage", "answer_type_found", "both_retrievers", "hit_rank", "dense_score"),
     "definition": ("term_words", "term_quoted"),

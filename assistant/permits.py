@@ -61,6 +61,7 @@ class PermitTables:
         self.cells: dict[tuple[str, str, str], object] = {}
         self.columns: dict[str, list[str]] = defaultdict(list)
         self.rows: dict[str, list[str]] = defaultdict(list)
+        self.categories: dict[tuple[str, str], str] = {}
         for entry in effective:
             cell = entry.cell
             if cell.kind != "permit":
@@ -70,6 +71,10 @@ class PermitTables:
                 self.columns[cell.table].append(cell.column)
             if cell.row not in self.rows[cell.table]:
                 self.rows[cell.table].append(cell.row)
+                self.categories[(cell.table, cell.row)] = cell.category
+
+    def category(self, table: str, row: str) -> str:
+        return self.categories.get((table, row), "")
 
     def tables_for(self, district: str) -> list[str]:
         return [table for table, columns in self.columns.items() if district in columns]
@@ -108,7 +113,7 @@ class PermitTables:
                 complete = len(label_words) >= 2 and label_words <= asked  # "Large" alone names nothing
                 matches.append(RowMatch(table, row, round(score, 4), own, complete, round(len(shared) / len(label), 4)))
         matches.sort(key=lambda m: (-m.score, len(m.row), m.table, m.row))
-        return _by_count(matches, phrase)
+        return by_count(matches, phrase)
 
     def cell(self, table: str, row: str, district: str):
         return self.cells.get((table, row, district))
@@ -137,7 +142,7 @@ def label_range(label: str) -> tuple[float, float] | None:
     return (int(single.group(1)),) * 2 if single else None
 
 
-def _by_count(matches: list[RowMatch], phrase: str) -> list[RowMatch]:
+def by_count(matches: list[RowMatch], phrase: str) -> list[RowMatch]:
     """When the question gives a count ("12 unit"), rows whose label range holds it come first."""
     found = COUNT_IN_QUESTION.search(phrase)
     if not found:

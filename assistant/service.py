@@ -13,7 +13,7 @@ from dataclasses import replace
 from . import answer_type, compose, definitions
 from . import confidence as confidence_mod
 from .passages import document_frequencies
-from .permits import GENERIC, STOP, PermitTables, words_of
+from .permits import GENERIC, STOP, PermitTables, RowMatch, by_count, words_of
 from .standards import StandardsTables, authority_entries
 from .types import Answer, Citation, Query
 from .understand import known_words_of, understand
@@ -24,6 +24,11 @@ STANDARDS_TOPICS = frozenset({"height", "setback", "coverage", "density", "lot_s
                               "driveway", "stalls", "expiry", "completeness", "who_decides", "variance", "amendment",
                               "appeal", "hearing", "definition", "condo", "fees", "demolition", "design"})
 PERMIT_TOPICS = frozenset({"allowed", "which_districts"})
+# A row found by meaning alone must be at least this close to the question (cosine); below it the
+# question is about something the tables do not list. The calibrated confidence decides the rest.
+MEANING_FLOOR = 0.45
+MEANING_SWITCH = 0.08  # a word-matched row this much less close in meaning than the nearest row gives way to it
+MEANING_NEAR = 0.05  # rows this close to the nearest are one family ("Adult day care - 7 to 14 clients", ...)
 
 
 class Corpus:
@@ -68,6 +73,7 @@ class Assistant:
         self.definitions = definitions.collect(corpus.latest.values())
         self._searcher_factory = searcher_factory
         self._searcher = None
+        self._meanings = None
         self.vocabulary = corpus.vocabulary
         known = tables.row_words()
         self.out_of_scope = _out_of_scope()
@@ -184,6 +190,7 @@ class Assistant:
             # words must name the row outright. A wrong row is worse than no answer.
             required = [set(words_of(target)) - STOP - GENERIC for target in query.land_uses]
             matches = [m for m in matches if m.complete or any(r and r <= set(words_of(m.row)) for r in required)]
+        matches, meant = self._by_meaning(phrase, tables, matches)
         if not matches:
             return None
         best = matches[0]
@@ -192,6 +199,7 @@ class Assistant:
             "row_own": best.own, "row_complete": float(best.complete), "row_covered": best.covered,
             "by_everyday_word": float(bool(query.land_uses)),
             "row_margin": min(1.0, best.score - (runner.score if runner else 0.0)), "districts_named": float(bool(districts)),
+            **meant,
         }
         if not districts:
             # A row printed in several tables: answer from each, joined.
@@ -216,6 +224,49 @@ class Assistant:
         if found is None:
             return None
         return replace(found, signals={**signals, "cell_readable": _readable(found.lookups), "districts_covered": covered})
+
+    def _by_meaning(self, phrase: str, tables, matches):
+        """Check the word-matched row against the row nearest in meaning, or find one when words
+        found none. Returns the matches (possibly by meaning) and the meaning signals."""
+        if matches and (matches[0].complete or matches[0].own >= 1.0):
+            # The question says the row's label word for word: its meaning is not in doubt.
+            return matches, {"meaning_agrees": 1.0, "meaning_similarity": 1.0, "meaning_margin": 1.0, "by_meaning": 0.0}
+        meanings = self._use_meanings()
+        if meanings is None:
+            return matches, {"meaning_agrees": 0.0, "meaning_similarity": 0.0, "meaning_margin": 0.0, "by_meaning": 0.0}
+        ranked = meanings.rank(phrase, tables, n=len(meanings.descriptions))
+        if not ranked:
+            return matches, {"meaning_agrees": 0.0, "meaning_similarity": 0.0, "meaning_margin": 0.0, "by_meaning": 0.0}
+        top = ranked[0]
+        second = next((m for m in ranked[1:] if m.row != top.row), None)
+        margin = top.similarity - (second.similarity if second else 0.0)
+        if matches:
+            own = next((m.similarity for m in ranked if m.row == matches[0].row), 0.0)
+            if top.similarity - own < MEANING_SWITCH or top.similarity < MEANING_FLOOR:
+                return matches, {"meaning_agrees": float(top.row == matches[0].row), "meaning_similarity": own,
+                                 "meaning_margin": round(own - max((m.similarity for m in ranked if m.row != matches[0].row), default=0.0), 4),
+                                 "by_meaning": 0.0}
+            # The words matched a row that means something else ("workout studio" is not a broadcasting
+            # studio): the row nearest in meaning answers, and the confidence knows it was found so.
+        elif top.similarity < MEANING_FLOOR:
+            return [], {}
+        near = [m for m in ranked if m.similarity >= top.similarity - MEANING_NEAR]
+        candidates = by_count([RowMatch(m.table, m.row, m.similarity) for m in near], phrase)
+        chosen = candidates[0].row
+        same_label = [c for c in candidates if c.row == chosen]
+        return same_label, {"meaning_agrees": 1.0, "meaning_similarity": top.similarity, "meaning_margin": round(margin, 4),
+                            "by_meaning": 1.0}
+
+    def _use_meanings(self):
+        if self._meanings is None:
+            encoder = getattr(self.searcher, "encoder", None)
+            if encoder is None:
+                return None
+            from .meaning import UseMeanings, row_descriptions
+
+            self._meanings = UseMeanings(row_descriptions(self.tables, self.definitions, self.vocabulary.synonyms),
+                                         lambda texts: encoder.encode(list(texts), batch_size=32))
+        return self._meanings
 
     def _apn(self, query: Query) -> Answer:
         holders = [s for s in self.corpus.sections if query.apn in s.text]

@@ -115,3 +115,40 @@ def test_read_as_line_names_rows_and_districts():
     assert read_as_line(interpretation) == "Read as: Bar, tavern (Table 2-3) in CE"
     assert read_as_line({"uses": [], "districts": [], "topics": ["fence", "height"]}) == "Read as: a question about fence, height"
     assert read_as_line({"uses": [], "districts": [], "topics": []}) == ""
+
+
+# -- uses by meaning --------------------------------------------------------------------------------
+def _bag_encoder(texts):
+    """A fake encoder: word counts over a fixed vocabulary, enough to rank by shared meaning words."""
+    import numpy as np
+
+    vocabulary = ["fitness", "gym", "workout", "exercise", "broadcast", "radio", "studio", "hair", "salon", "beauty"]
+    rows = []
+    for text in texts:
+        words = text.lower().replace(",", " ").replace(".", " ").split()
+        rows.append([float(words.count(w)) + 0.01 for w in vocabulary])
+    return np.array(rows)
+
+
+def test_rows_are_ranked_by_the_meaning_of_their_description():
+    from assistant.meaning import UseMeanings, describe
+
+    descriptions = [
+        ("2-3", "Broadcasting studio", describe("Broadcasting studio", "Industry", "", ["radio station"])),
+        ("2-3", "Health/fitness facility", describe("Health/fitness facility", "Recreation", "", ["gym", "workout gym"])),
+        ("2-3", "Personal services", describe("Personal services", "Services", "Personal services means hair salon, beauty shop.", [])),
+    ]
+    meanings = UseMeanings(descriptions, _bag_encoder)
+    ranked = meanings.rank("a workout gym studio")
+    assert ranked[0].row == "Health/fitness facility"
+    assert ranked[0].similarity > ranked[1].similarity
+    assert meanings.rank("hair salon", tables=["2-4"]) == []
+    assert meanings.rank("hair salon")[0].row == "Personal services"
+
+
+def test_description_carries_heading_everyday_words_and_definition():
+    from assistant.meaning import describe
+
+    text = describe("Animal keeping", "Agricultural Uses", "Animal keeping means the keeping of fowl.", ["chickens", "goats"])
+    assert text.startswith("Animal keeping (Agricultural Uses)")
+    assert "Also called: chickens, goats." in text and "keeping of fowl" in text

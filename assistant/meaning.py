@@ -1,0 +1,91 @@
+"""Land-use rows by meaning: each permit-table row described in the code's own words (its label,
+its heading, the definition the code gives the term, the everyday words of ``data/land_uses.json``
+that point to it), embedded once with the index's own model; a question is compared with them.
+
+Word matching finds rows whose label the question says; this finds the row a question *means*
+("workout studio" -> Health/fitness facility, not Broadcasting studio), and says how sure it is
+(the similarity and the margin over the next row), which the calibrated confidence weighs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from .permits import STOP, words_of
+
+MAX_DEFINITION_CHARS = 300
+
+
+@dataclass(frozen=True)
+class Meaning:
+    table: str
+    row: str
+    similarity: float  # cosine of the question and the row's description
+
+
+def describe(row: str, category: str, definition: str, everyday: Sequence[str]) -> str:
+    """The text embedded for a row: what the code calls it, under which heading, what it means."""
+    parts = [f"{row} ({category})" if category else row]
+    if everyday:
+        parts.append("Also called: " + ", ".join(everyday) + ".")
+    if definition:
+        parts.append(definition[:MAX_DEFINITION_CHARS])
+    return " ".join(parts)
+
+
+def _label_words(text: str) -> frozenset[str]:
+    return frozenset(w for w in words_of(text) if w not in STOP)
+
+
+def row_descriptions(tables, definitions, synonyms: dict[str, str]) -> list[tuple[str, str, str]]:
+    """(table, row, description) for every permit row, in table order."""
+    defined = {}
+    for definition in definitions:
+        defined.setdefault(_label_words(definition.term), definition.text)
+    out = []
+    for table, rows in tables.rows.items():
+        for row in rows:
+            label = _label_words(row)
+            category = tables.category(table, row)
+            everyday = sorted(phrase for phrase, target in synonyms.items() if target and _label_words(target) and _label_words(target) <= label)
+            definition = defined.get(label, "")
+            out.append((table, row, describe(row, category, definition, everyday[:8])))
+    return out
+
+
+class UseMeanings:
+    """Row descriptions and their vectors; ``encode(texts) -> unit vectors`` is the index's encoder."""
+
+    def __init__(self, descriptions: list[tuple[str, str, str]], encode: Callable[[list[str]], object]):
+        self.descriptions = descriptions
+        self._encode = encode
+        self._vectors = None
+
+    def _matrix(self):
+        if self._vectors is None:
+            import numpy as np
+
+            vectors = np.asarray(self._encode([text for _, _, text in self.descriptions]), dtype="float32")
+            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+            self._vectors = vectors / np.maximum(norms, 1e-9)
+        return self._vectors
+
+    def rank(self, question: str, tables: Sequence[str] | None = None, n: int = 5) -> list[Meaning]:
+        """The rows nearest in meaning to ``question`` (only ``tables`` when given), best first."""
+        import numpy as np
+
+        vectors = self._matrix()
+        query = np.asarray(self._encode([question]), dtype="float32")[0]
+        query = query / max(float(np.linalg.norm(query)), 1e-9)
+        sims = vectors @ query
+        order = sorted(range(len(self.descriptions)), key=lambda i: (-float(sims[i]), i))
+        out: list[Meaning] = []
+        for i in order:
+            table, row, _ = self.descriptions[i]
+            if tables is not None and table not in tables:
+                continue
+            out.append(Meaning(table, row, round(float(sims[i]), 4)))
+            if len(out) >= n:
+                break
+        return out
