@@ -73,7 +73,7 @@ def permit_answer(query: Query, tables: PermitTables, match: RowMatch, districts
         lines.extend(extra)
         if citation is not None:
             cited.setdefault((citation.section, citation.document), citation)
-    lines.append(_source_line(list(cited.values()), corpus))
+    lines.append(source_line(list(cited.values()), corpus))
     return Answer(
         question=query.text, answer="\n".join(lines), abstained=False, citations=tuple(cited.values()),
         lookups=tuple(entry.to_json() for entry in chosen), route="permit",
@@ -89,12 +89,22 @@ def _value_words(cell) -> str:
     return words
 
 
-def _grouped(entries) -> list[str]:
+CODE_ORDER = ("P", "P/MUP", "MUP", "UP", "S", "-", "unreadable")
+
+
+def grouped_codes(pairs) -> list[str]:
+    """(value, district) pairs -> "permitted (P) in CG, CI", ... from the least to the most demanding."""
     groups: dict[str, list[str]] = {}
-    for entry in entries:
-        value = entry.cell.value if entry.cell.value is not None else "unreadable"
-        groups.setdefault(value, []).append(entry.cell.column)
-    return [f"{SHORT_WORDS.get(value, value)} in {', '.join(columns)}" for value, columns in groups.items()]
+    for value, column in pairs:
+        value = value if value is not None else "unreadable"
+        if column not in groups.setdefault(value, []):
+            groups[value].append(column)
+    order = sorted(groups, key=lambda v: (CODE_ORDER.index(v) if v in CODE_ORDER else len(CODE_ORDER), v))
+    return [f"{SHORT_WORDS.get(value, value)} in {', '.join(groups[value])}" for value in order]
+
+
+def _grouped(entries) -> list[str]:
+    return grouped_codes((entry.cell.value, entry.cell.column) for entry in entries)
 
 
 def _conditions(entries, corpus) -> list[str]:
@@ -133,7 +143,7 @@ def section_answer(query: Query, section, corpus, passage: str = "") -> Answer:
         quote = _opening(section.text)
         lines = [f"§ {section.id} {section.title}".strip(), f'"{quote}"']
     citation = corpus.citation(section, quote)
-    lines.append(_source_line([citation], corpus))
+    lines.append(source_line([citation], corpus))
     return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=(citation,), route="section")
 
 
@@ -162,14 +172,14 @@ def passage_answer(query: Query, hits, corpus) -> Answer:
     citations = [corpus.citation(section, quote) for _, _, section, quote in found]
     quotes = [f'§ {section.id} ({corpus.document_label(section.document)}, {section.date}): "{quote}"'
               for _, _, section, quote in found]
-    lines = [found[0][3]] + quotes + [_source_line(citations, corpus)]
+    lines = [found[0][3]] + quotes + [source_line(citations, corpus)]
     return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=tuple(citations), route="passage",
                   signals=signals)
 
 
 def definition_answer(query: Query, definition, corpus) -> Answer:
     citation = corpus.citation(definition.section, definition.text)
-    lines = [definition.text, _source_line([citation], corpus)]
+    lines = [definition.text, source_line([citation], corpus)]
     return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=(citation,), route="definition")
 
 
@@ -205,7 +215,7 @@ def _district_label(symbol: str, corpus) -> str:
     return f"{symbol} ({district.name})" if district else symbol
 
 
-def _source_line(citations, corpus) -> str:
+def source_line(citations, corpus) -> str:
     parts = []
     for citation in citations:
         table = f", {citation.table}" if citation.table else ""
@@ -242,7 +252,7 @@ def standards_answer(query: Query, lookup, corpus) -> Answer:
         date=cell.date, quote=cell.source or cell.raw, table=f"Table {cell.table}",
         ordinance_section=cell.ordinance_section,
     )
-    lines.append(_source_line([citation], corpus))
+    lines.append(source_line([citation], corpus))
     return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=(citation,),
                   lookups=tuple(entry.to_json() for entry in entries), route="standards")
 
@@ -267,7 +277,7 @@ def standards_overview(query: Query, lookups, corpus) -> Answer:
     citation = Citation(section=first_cell.section, title=corpus.title_of(first_cell.section, first_cell.document),
                         document=first_cell.document, date=first_cell.date, quote=first_cell.source or first_cell.raw,
                         table=f"Table {first_cell.table}", ordinance_section=first_cell.ordinance_section)
-    lines.append(_source_line([citation], corpus))
+    lines.append(source_line([citation], corpus))
     return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=(citation,),
                   lookups=tuple(e.to_json() for lookup in lookups for e in lookup.entries), route="standards_table")
 

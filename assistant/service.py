@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -27,6 +28,10 @@ PERMIT_TOPICS = frozenset({"allowed", "which_districts"})
 # A row found by meaning alone must be at least this close to the question (cosine); below it the
 # question is about something the tables do not list. The calibrated confidence decides the rest.
 MEANING_FLOOR = 0.45
+ZONING_CONTEXT = re.compile(r"\b(?:zon(?:e|ed|es|ing)|district|districts|overlay)\b", re.I)
+# Words of a follow-up that add nothing of their own ("what about in NL?", "and in CD?").
+FOLLOW_UP_WORDS = frozenset("what about how and also then same there here instead".split())
+FOLLOW_UP = re.compile(r"^\s*(?:and |so )?(?:what|how) about\b|^\s*and\b", re.I)
 MEANING_SWITCH = 0.08  # a word-matched row this much less close in meaning than the nearest row gives way to it
 MEANING_NEAR = 0.05  # rows this close to the nearest are one family ("Adult day care - 7 to 14 clients", ...)
 
@@ -89,7 +94,9 @@ class Assistant:
             self._searcher = self._searcher_factory()
         return self._searcher
 
-    def ask(self, question: object) -> Answer:
+    def ask(self, question: object, history: Sequence[str] = ()) -> Answer:
+        """Answer one question. ``history``: the chat's earlier questions, oldest first; a question
+        naming only a district or only a use ("what about in NL?") takes the rest from the last one."""
         started = time.perf_counter()
         try:
             text = check_question(question)
@@ -98,7 +105,12 @@ class Assistant:
                             answer=str(error), abstained=True, route="invalid")
         else:
             query = understand(text, self.vocabulary, self.known_words)
-            answer = self._calibrated(query, self._interpreted(query, self._answer(query)))
+            answer = self._clarify(query)
+            if answer is None:
+                query, previous = self._in_context(query, history)
+                answer = self._calibrated(query, self._interpreted(query, self._answer(query), previous))
+                if previous:
+                    answer = replace(answer, question=text)
         elapsed = (time.perf_counter() - started) * 1000
         return Answer(**{**answer.__dict__, "timing_ms": elapsed})
 
@@ -145,6 +157,50 @@ class Assistant:
             return self._passages(query)
         return compose.abstain(query, self._nearest(query), corpus=self.corpus)
 
+    def _clarify(self, query: Query) -> Answer | None:
+        """A district symbol that is also everyday shorthand ("I live in CA"), named by the symbol
+        alone and with no word about zoning: ask which was meant instead of guessing."""
+        if ZONING_CONTEXT.search(query.text):
+            return None
+        for symbol in query.districts:
+            district = self.vocabulary.district(symbol)
+            if district is None or not district.also_means or symbol not in query.district_words:
+                continue
+            names = (district.name.lower(), *district.aliases, *district.places)
+            if any(re.search(rf"\b{re.escape(name)}\b", query.normalized) for name in names):
+                continue  # also named by its name ("Commerce Avenue (CA)")
+            options = [re.sub(rf"(?<![A-Za-z]){symbol}(?![A-Za-z])", f"the {symbol} district", query.text, count=1)]
+            options += [re.sub(rf"(?<![A-Za-z]){symbol}(?![A-Za-z])", meaning, query.text, count=1) for meaning in district.also_means]
+            meanings = " or ".join(district.also_means)
+            lines = [f"Do you mean the {symbol} zoning district ({district.name}) or {meanings}?",
+                     *(f"- {option}" for option in options),
+                     "These documents cover the City of Cotati's zoning code, not state law."]
+            return Answer(question=query.text, answer="\n".join(lines), abstained=True, route="clarify",
+                          clarify=tuple(options), interpretation=interpretation_of(query, Answer(query.text, "", True), self.vocabulary))
+        return None
+
+    def _in_context(self, query: Query, history: Sequence[str]) -> tuple[Query, str]:
+        """The question completed from the previous one when it names only a district (takes the
+        use or topic) or only a use (takes the districts). Returns (query, previous question or "")."""
+        if not history:
+            return query, ""
+        previous_text = next((h for h in reversed(history) if isinstance(h, str) and h.strip()), "")
+        if not previous_text:
+            return query, ""
+        previous = understand(previous_text, self.vocabulary, self.known_words)
+        own_words = [w for w in words_of(_without_words(query.normalized, query.district_words))
+                     if w not in STOP and w not in FOLLOW_UP_WORDS]
+        if query.districts and not query.land_uses and not own_words and not query.sections and not query.apn:
+            if not (previous.land_uses or previous.topics):
+                return query, ""
+            text = _swap_districts(previous_text, previous.district_words, " ".join(query.district_words))
+            return understand(text, self.vocabulary, self.known_words), previous_text
+        if not query.districts and previous.districts and (query.land_uses or FOLLOW_UP.search(query.text)) \
+                and not query.sections and not query.apn:
+            text = f"{query.text.rstrip(' ?.!')} in {' and '.join(previous.district_words)}?"
+            return understand(text, self.vocabulary, self.known_words), previous_text
+        return query, ""
+
     def _calibrated(self, query: Query, answer: Answer) -> Answer:
         """Confidence from the route's signals; below the fitted threshold the answer is declined."""
         if answer.abstained:
@@ -158,12 +214,16 @@ class Assistant:
             return replace(declined, confidence=confidence, interpretation=answer.interpretation, signals=answer.signals)
         return replace(answer, confidence=confidence)
 
-    def _interpreted(self, query: Query, answer: Answer) -> Answer:
+    def _interpreted(self, query: Query, answer: Answer, previous: str = "") -> Answer:
         """The answer with what the question was read as (JSON) and one "Read as:" line."""
         interpretation = interpretation_of(query, answer, self.vocabulary)
+        if previous:
+            interpretation["from_previous_question"] = previous
         if answer.abstained or answer.route in ("invalid",):
             return replace(answer, interpretation=interpretation)
         line = read_as_line(interpretation)
+        if line and previous:
+            line += " (from your previous question)"
         lines = answer.answer.split("\n")
         if line:
             lines.insert(1, line)
@@ -205,7 +265,7 @@ class Assistant:
             # A row printed in several tables: answer from each, joined.
             parts = [compose.permit_answer(query, self.tables, m, [], self.corpus)
                      for m in _one_per_table(matches, best)]
-            found = _join_answers(query, [p for p in parts if p is not None])
+            found = _join_answers(query, [p for p in parts if p is not None], self.corpus)
             covered = 1.0
         else:
             # Every district named is answered from its own table's best row: none is dropped.
@@ -219,7 +279,7 @@ class Assistant:
             if best.table not in {m.table for m in _one_per_table(matches, best, every_table=True)
                                   if any(d in self.tables.columns[m.table] for d in districts)}:
                 return None  # the best row is in a table of other districts: not the use asked about
-            found = _join_answers(query, [p for p in parts if p is not None])
+            found = _join_answers(query, [p for p in parts if p is not None], self.corpus)
             covered = len(answered) / len(districts)
         if found is None:
             return None
@@ -315,6 +375,21 @@ class Assistant:
 
     def _nearest(self, query: Query) -> list[str]:
         return list(dict.fromkeys(hit.section for hit in self._hits(query.text, 5)))[:3]
+
+
+def _without_words(text: str, phrases) -> str:
+    for phrase in phrases:
+        text = text.replace(phrase.lower(), " ")
+    return text
+
+
+def _swap_districts(text: str, old_words, new_words: str) -> str:
+    """The previous question with its district words replaced by the new ones."""
+    for words in old_words:
+        pattern = re.compile(rf"(?<![A-Za-z]){re.escape(words)}(?![A-Za-z])", re.I)
+        if pattern.search(text):
+            return pattern.sub(new_words, text, count=1)
+    return f"{text.rstrip(' ?.!')} in {new_words}?"
 
 
 def _readable(lookups) -> float:
@@ -422,16 +497,21 @@ def _one_per_table(matches, best, every_table: bool = False):
     return list(chosen.values())
 
 
-def _join_answers(query: Query, answers: list[Answer]) -> Answer | None:
+def _join_answers(query: Query, answers: list[Answer], corpus) -> Answer | None:
     if not answers:
         return None
     if len(answers) == 1:
         return answers[0]
-    first_lines = [a.first_line for a in answers]
-    body = [line for a in answers for line in a.answer.split("\n")[1:]]
-    citations = tuple({(c.section, c.document, c.table): c for a in answers for c in a.citations}.values())
     lookups = tuple(cell for a in answers for cell in a.lookups)
-    return Answer(question=query.text, answer="\n".join([" ".join(first_lines)] + body), abstained=False,
+    # One direct answer across the tables: each row with its districts grouped by what they require.
+    rows = list(dict.fromkeys(cell["row"] for cell in lookups))
+    first = " ".join(
+        f"{row}: " + "; ".join(compose.grouped_codes((c["value"], c["column"]) for c in lookups if c["row"] == row)) + "."
+        for row in rows)
+    body = list(dict.fromkeys(line for a in answers for line in a.answer.split("\n")[1:] if not line.startswith("Source:")))
+    citations = tuple({(c.section, c.document, c.table): c for a in answers for c in a.citations}.values())
+    body.append(compose.source_line(list(citations), corpus))
+    return Answer(question=query.text, answer="\n".join([first] + body), abstained=False,
                   citations=citations, lookups=lookups, route="permit")
 
 

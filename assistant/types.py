@@ -57,6 +57,8 @@ class Answer:
     interpretation: dict = field(default_factory=dict)
     # The explainable measurements the confidence is computed from (match shares, margins, ...).
     signals: dict = field(default_factory=dict)
+    # Follow-up questions offered when the question was ambiguous (one click each in the app).
+    clarify: tuple[str, ...] = ()
 
     @property
     def first_line(self) -> str:
@@ -75,4 +77,5 @@ class Answer:
             "confidence": None if self.confidence is None else round(self.confidence, 4),
             "interpretation": self.interpretation,
             "signals": {name: round(value, 4) for name, value in self.signals.items()},
+            "clarify": list(self.clarify),
         }

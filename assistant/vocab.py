@@ -16,6 +16,7 @@ class District:
     name: str
     aliases: tuple[str, ...]
     places: tuple[str, ...]
+    also_means: tuple[str, ...] = ()  # what the symbol means in everyday English ("CA": California)
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,8 @@ def load_vocabulary() -> Vocabulary:
     districts = _read("districts.json")
     return Vocabulary(
         districts=tuple(
-            District(d["symbol"], d["name"], tuple(d["aliases"]), tuple(d["places"])) for d in districts["districts"]
+            District(d["symbol"], d["name"], tuple(d["aliases"]), tuple(d["places"]), tuple(d.get("also_means", ())))
+            for d in districts["districts"]
         ),
         groups={name: tuple(group["districts"]) for name, group in districts["groups"].items()},
         synonyms=dict(_read("land_uses.json")["synonyms"]),

@@ -152,3 +152,41 @@ def test_description_carries_heading_everyday_words_and_definition():
     text = describe("Animal keeping", "Agricultural Uses", "Animal keeping means the keeping of fowl.", ["chickens", "goats"])
     assert text.startswith("Animal keeping (Agricultural Uses)")
     assert "Also called: chickens, goats." in text and "keeping of fowl" in text
+
+
+# -- follow-ups and clarifying questions (real corpus and tables; the fake searcher of test_assistant) --
+@pytest.fixture(scope="module")
+def plain_assistant():
+    from assistant.service import load_assistant
+
+    from tests.test_assistant import FakeSearcher
+
+    built = load_assistant(calibrated=False)
+    built._searcher_factory = lambda: FakeSearcher(built.corpus)
+    return built
+
+
+def test_a_follow_up_naming_only_a_district_takes_the_use_of_the_previous_question(plain_assistant):
+    answer = plain_assistant.ask("what about NM?", history=["Can I build an ADU in NL?"])
+    assert answer.route == "permit" and answer.question == "what about NM?"
+    assert [(c["row"], c["column"]) for c in answer.lookups] == [("Accessory dwelling unit", "NM")]
+    assert "(from your previous question)" in answer.answer.split("\n")[1]
+    assert answer.interpretation["from_previous_question"] == "Can I build an ADU in NL?"
+
+
+def test_a_follow_up_naming_only_a_use_takes_the_districts(plain_assistant):
+    answer = plain_assistant.ask("what about a bar?", history=["Can I open a gym in the CD district?"])
+    assert {(c["row"], c["column"]) for c in answer.lookups} == {("Bar, tavern", "CD")}
+
+
+def test_without_history_a_lone_district_is_not_a_permit_question(plain_assistant):
+    assert plain_assistant.ask("what about NM?").route != "permit"
+
+
+def test_ca_alone_gets_a_clarifying_question(plain_assistant):
+    answer = plain_assistant.ask("I live in CA, can I build an ADU?")
+    assert answer.route == "clarify" and answer.abstained
+    assert answer.clarify == ("I live in the CA district, can I build an ADU?", "I live in California, can I build an ADU?")
+    # named by its name too, or with a zoning word: no question back
+    assert plain_assistant.ask("equipment rental on Commerce Avenue (CA)").route == "permit"
+    assert plain_assistant.ask("can I build an ADU in the CA zone?").route != "clarify"
