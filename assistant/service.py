@@ -272,13 +272,17 @@ def _out_of_scope() -> tuple[list[str], list[str]]:
     return data["subjects"], data["other_places"]
 
 
-def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path | None = None, progress=None) -> Assistant:
-    """Read the corpus and tables once; the search index opens on first use (built if missing)."""
+def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path | None = None, progress=None,
+                   as_of: str | None = None) -> Assistant:
+    """Read the corpus and tables once; the search index opens on first use (built if missing).
+    ``as_of`` (ISO date): only documents dated on or before it are read, sections and tables alike."""
     from ingest import load_corpus, load_manifest
     from ingest.manifest import default_corpus_dir
     from ingest.tables import build_tables
 
     result = load_corpus(corpus_dir)
+    if as_of:
+        result = type(result)(tuple(s for s in result.sections if s.date and s.date <= as_of), result.errors)
     documents = load_manifest(Path(corpus_dir) if corpus_dir else default_corpus_dir())
     table_set = build_tables(result.sections)
     corpus = Corpus(result.sections, documents, load_vocabulary())
