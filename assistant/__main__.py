@@ -14,12 +14,14 @@ def main(argv: list[str] | None = None) -> int:
     ask.add_argument("question", nargs="?", help="the question")
     ask.add_argument("--batch", metavar="FILE", help="one question per line; one answer per line out, same order")
     ask.add_argument("--json", action="store_true", help="print JSON objects")
+    ask.add_argument("--as-of", dest="as_of", metavar="DATE", help="the law as it stood on DATE (YYYY-MM-DD)")
     calibrate = commands.add_parser("calibrate", help="fit the confidence model and threshold on the dev set")
     calibrate.add_argument("--max-wrong-rate", type=float, default=None, metavar="R",
                            help="wrong answers allowed, as a share of the dev questions (default 0.03)")
     args = parser.parse_args(argv)
     if args.command == "calibrate":
         return _calibrate(args)
+    in_force = _in_force(parser, args.as_of) if args.as_of else None
     if (args.question is None) == (args.batch is None):
         parser.error("give a QUESTION or --batch FILE (not both)")
     questions = [args.question] if args.batch is None else _read_batch(args.batch)
@@ -27,14 +29,17 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from . import load_assistant
 
-    assistant = load_assistant(progress=_progress)
+    assistant = load_assistant(progress=_progress, as_of=args.as_of)
     failed = False
     try:
         for question in questions:
             answer = assistant.ask(question)
+            if in_force is not None:  # which documents the answer stands on
+                answer = type(answer)(**{**answer.__dict__, "answer": f"{answer.answer}\n{in_force[0]}"})
             failed |= answer.route == "invalid" and args.batch is None
             if args.json:
-                print(json.dumps(answer.to_dict(), ensure_ascii=False), flush=True)
+                print(json.dumps({**answer.to_dict(), **({"as_of": in_force[1]} if in_force else {})},
+                                 ensure_ascii=False), flush=True)
             else:
                 print(_readable(answer), flush=True)
     except BrokenPipeError:  # piped into `head`: not an error
@@ -55,6 +60,18 @@ def _calibrate(args) -> int:
     print(f"threshold {result.threshold:.4f}: {info['kept_right']} right and {info['kept_wrong']} wrong answers kept "
           f"of {info['questions']} dev questions; wrote assistant/data/calibration.json")
     return 0
+
+
+def _in_force(parser, as_of: str) -> tuple[str, dict]:
+    from ingest import default_corpus_dir, load_manifest
+    from ingest.asof import check_date, in_force_json, in_force_line
+
+    try:
+        date = check_date(as_of, "--as-of")
+    except ValueError as error:
+        parser.error(str(error))
+    documents = load_manifest(default_corpus_dir())
+    return in_force_line(documents, date), in_force_json(documents, date)
 
 
 def _read_batch(path: str) -> list[str] | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ingest.tables import reading_words, reviewed_line
+
 from .passages import best_quote
 from .permits import PERMIT_WORDS, SHORT_WORDS, PermitTables, RowMatch
 from .types import Answer, Citation, Query
@@ -18,10 +20,10 @@ def authority_lines(entries, corpus) -> tuple[list[str], Citation | None]:
         return [], None
     row = entries[0].cell.row
     roles = [e for e in entries if not e.cell.column.startswith("Applicable")]
-    readable = [e for e in roles if e.cell.value and not e.cell.review]
+    readable = [e for e in roles if e.cell.answered]
     cell = entries[0].cell
     if readable and len(readable) == len(roles):
-        text = "; ".join(f"{e.cell.column}: {e.cell.value}" for e in roles)
+        text = "; ".join(f"{e.cell.column}: {e.cell.value}" for e in roles if e.cell.value)
         line = f"Who decides a {row} (Table 6-1, § 17.60.040): {text}."
         quote = text
     else:
@@ -34,7 +36,8 @@ def authority_lines(entries, corpus) -> tuple[list[str], Citation | None]:
         quote = printed
     citation = Citation(section=cell.section, title=corpus.title_of(cell.section, cell.document), document=cell.document,
                         date=cell.date, quote=quote, table="Table 6-1", ordinance_section=cell.ordinance_section)
-    return [line], citation
+    reviewed = reviewed_line(e.cell for e in roles)
+    return [line, reviewed] if reviewed else [line], citation
 
 
 def permit_answer(query: Query, tables: PermitTables, match: RowMatch, districts: list[str], corpus,
@@ -53,11 +56,14 @@ def permit_answer(query: Query, tables: PermitTables, match: RowMatch, districts
     lines: list[str] = []
     if len(chosen) == 1:
         lines.append(_value_words(first))
-        lines.append(f"{first.row} in {_district_label(first.column, corpus)}: {first.value or 'unreadable'} "
+        lines.append(f"{first.row} in {_district_label(first.column, corpus)}: "
+                     f"{first.value or reading_words(first) or 'unreadable'} "
                      f"(Table {_table_label(first)}, § {first.section}).")
     else:
         lines.append(f"{first.row}: " + "; ".join(_grouped(chosen)) + ".")
     lines.extend(_conditions(chosen, corpus))
+    if reviewed_line(e.cell for e in chosen):
+        lines.append(reviewed_line(e.cell for e in chosen))
     cited = {}
     for entry in chosen:
         cell = entry.cell
@@ -70,7 +76,7 @@ def permit_answer(query: Query, tables: PermitTables, match: RowMatch, districts
             )
     if authority is not None and len(chosen) == 1 and first.value in ("UP", "MUP"):
         extra, citation = authority_lines(authority(first.value), corpus)
-        lines.extend(extra)
+        lines.extend(line for line in extra if line not in lines)
         if citation is not None:
             cited.setdefault((citation.section, citation.document), citation)
     lines.append(source_line(list(cited.values()), corpus))
@@ -81,7 +87,9 @@ def permit_answer(query: Query, tables: PermitTables, match: RowMatch, districts
 
 
 def _value_words(cell) -> str:
-    if cell.value is None or cell.review:
+    if cell.value is None and cell.reviewed:
+        return f"The table cell is {reading_words(cell)}."
+    if cell.value is None or not cell.answered:
         return "The table cell could not be read with confidence; please check the table itself."
     words = PERMIT_WORDS.get(cell.value, cell.value)
     if cell.value == "S" and cell.regulation:
@@ -252,6 +260,8 @@ def standards_answer(query: Query, lookup, corpus) -> Answer:
         date=cell.date, quote=cell.source or cell.raw, table=f"Table {cell.table}",
         ordinance_section=cell.ordinance_section,
     )
+    if reviewed_line(e.cell for e in entries):
+        lines.append(reviewed_line(e.cell for e in entries))
     lines.append(source_line([citation], corpus))
     return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=(citation,),
                   lookups=tuple(entry.to_json() for entry in entries), route="standards")
@@ -283,6 +293,8 @@ def standards_overview(query: Query, lookups, corpus) -> Answer:
 
 
 def _standard_value(cell) -> str:
-    if cell.value is None or cell.review:
+    if cell.value is None and cell.reviewed:
+        return reading_words(cell)
+    if cell.value is None or not cell.answered:
         return "could not be read with confidence (see the table)"
     return cell.value

@@ -393,10 +393,11 @@ def _swap_districts(text: str, old_words, new_words: str) -> str:
 
 
 def _readable(lookups) -> float:
-    """Share of the cells used that were read with confidence."""
+    """Share of the cells used that hold a value read with confidence (by the parser, or by a
+    reviewed reading of the printed table)."""
     if not lookups:
         return 0.0
-    return sum(1 for cell in lookups if cell.get("value") and not cell.get("review")) / len(lookups)
+    return sum(1 for cell in lookups if cell.get("value") and (not cell.get("review") or cell.get("reviewed"))) / len(lookups)
 
 
 def interpretation_of(query: Query, answer: Answer, vocabulary) -> dict:
@@ -531,13 +532,17 @@ def _out_of_scope() -> tuple[list[str], list[str]]:
 
 
 def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path | None = None, progress=None,
-                   calibrated: bool = True) -> Assistant:
-    """Read the corpus and tables once; the search index opens on first use (built if missing)."""
+                   calibrated: bool = True, as_of: str | None = None) -> Assistant:
+    """Read the corpus and tables once; the search index opens on first use (built if missing).
+    ``as_of`` (ISO date): only documents dated on or before it are read, sections and tables alike.
+    ``calibrated``: apply the confidence model and threshold fitted on dev (data/calibration.json)."""
     from ingest import load_corpus, load_manifest
     from ingest.manifest import default_corpus_dir
     from ingest.tables import build_tables
 
     result = load_corpus(corpus_dir)
+    if as_of:
+        result = type(result)(tuple(s for s in result.sections if s.date and s.date <= as_of), result.errors)
     documents = load_manifest(Path(corpus_dir) if corpus_dir else default_corpus_dir())
     table_set = build_tables(result.sections)
     corpus = Corpus(result.sections, documents, load_vocabulary())

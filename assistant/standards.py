@@ -30,7 +30,7 @@ class StandardsLookup:
     def readable(self) -> bool:
         """False when every cell that answers the question was flagged for review."""
         answers = [entry for entry in self.entries if not entry.cell.column.startswith("Applicable")]
-        return any(entry.cell.value is not None and not entry.cell.review for entry in answers)
+        return any(entry.cell.value is not None and entry.cell.answered for entry in answers)
 
 
 @lru_cache(maxsize=1)

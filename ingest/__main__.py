@@ -1,4 +1,6 @@
-"""``python -m ingest [PATH ...] [--json]`` lists sections; ``python -m ingest tables`` lists table cells."""
+"""``python -m ingest [PATH ...] [--json]`` lists sections; ``python -m ingest tables`` lists table cells;
+``python -m ingest diff FILE --date DATE`` shows what a new document would change; ``python -m ingest add
+FILE --date DATE --title TITLE`` adds it to the corpus."""
 
 from __future__ import annotations
 
@@ -16,10 +18,15 @@ def main(argv: list[str] | None = None) -> int:
         from .tables.cli import main as tables_main
 
         return tables_main(argv[1:])
+    if argv[:1] in (["diff"], ["add"]):
+        from .changes_cli import main as changes_main
+
+        return changes_main(argv)
     parser = argparse.ArgumentParser(
         prog="python -m ingest",
         description="Split ordinance and code documents (.txt, .pdf) into sections. "
-        "Without PATH: the bundled corpus. Subcommand: 'tables' for table cells.",
+        "Without PATH: the bundled corpus. Subcommands: 'tables' for table cells, 'diff' for what a new "
+        "document changes, 'add' to add it to the corpus.",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="documents to ingest (.txt or .pdf)")
     parser.add_argument("--json", action="store_true", help="one JSON object per section")

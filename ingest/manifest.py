@@ -58,4 +58,5 @@ def _document(manifest_path: Path, entry: object, corpus_dir: Path) -> DocumentI
         source=entry.get("source", ""),
         short_title=entry.get("short_title", ""),
         chapter=entry.get("chapter", ""),
+        date_basis=entry.get("date_basis", ""),
     )

@@ -27,6 +27,7 @@ class DocumentInfo:
     source: str = ""
     short_title: str = ""
     chapter: str = ""  # for a codified chapter, e.g. "17.20"
+    date_basis: str = ""  # what the date is (a hearing, an adoption, a download)
 
 
 @dataclass(frozen=True)

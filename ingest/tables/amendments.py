@@ -64,7 +64,7 @@ def _apply(versions: list[TableVersion]) -> list[EffectiveCell]:
         for statements in row.cells.values():
             latest = statements[-1]
             history = tuple(
-                HistoryEntry(c.value, c.document, c.date, c.footnotes, c.interim, c.review)
+                HistoryEntry(c.value, c.document, c.date, c.footnotes, c.interim, c.review, c.reviewed)
                 for c in statements[:-1]
             )
             out.append(EffectiveCell(latest, history, row.restated, tuple(row.dropped_by)))

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Protocol
 
 from .amendments import effective_cells
+from .reviewed import apply_readings
 from .segment import TableBlock, find_tables
 from .types import TableError, TableSet, TableVersion
 from .vocab import layouts
@@ -87,13 +88,29 @@ def _cell_values(version: TableVersion) -> list[tuple]:
     return [(c.category, c.row, c.column, c.value, c.footnotes, c.review) for c in version.cells]
 
 
-def build_tables(sections: Iterable[SectionLike]) -> TableSet:
+def build_tables(sections: Iterable[SectionLike], as_of: str | None = None) -> TableSet:
+    """Versions as parsed, and effective cells: reviewed readings fill flagged cells, then
+    amendments apply in date order. With ``as_of`` (ISO date), documents dated later are ignored."""
     versions, errors = extract_versions(sections)
-    return TableSet(tuple(versions), tuple(effective_cells(versions)), tuple(errors))
+    return tables_from_versions(versions, errors, as_of)
 
 
-def load_tables(corpus_dir: str | Path | None = None) -> TableSet:
+def tables_from_versions(versions: Iterable[TableVersion], errors: Iterable[TableError] = (),
+                         as_of: str | None = None) -> TableSet:
+    versions = list(versions)
+    if as_of:  # an undated document cannot be placed before the date: left out
+        versions = [v for v in versions if v.date and v.date <= as_of]
+    effective = effective_cells(apply_readings(versions))
+    return TableSet(tuple(versions), tuple(effective), tuple(errors), as_of or "")
+
+
+def tables_as_of(tables: TableSet, as_of: str) -> TableSet:
+    """The law as it stood on ``as_of``: only versions of documents dated on or before it."""
+    return tables_from_versions(tables.versions, tables.errors, as_of)
+
+
+def load_tables(corpus_dir: str | Path | None = None, as_of: str | None = None) -> TableSet:
     from ingest import load_corpus  # the ingest stage proper; imported when first needed
 
     result = load_corpus(corpus_dir)
-    return build_tables(result.sections)
+    return build_tables(result.sections, as_of)

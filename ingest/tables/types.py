@@ -40,6 +40,40 @@ class Quantity:
 
 
 @dataclass(frozen=True)
+class SourceLine:
+    """A line of a corpus file a reading was made from (1-based, as ``sed -n 'Np'`` counts)."""
+
+    file: str
+    line: int
+    text: str  # occurs verbatim on that line
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A person's reading of one cell the parser flagged (``ingest/tables/data/reviewed.json``)."""
+
+    table: str
+    section: str
+    document: str
+    category: str
+    row: str
+    column: str
+    value: str | None  # None: blank in print, or the print cannot tell (see ``status``)
+    status: str  # "read" | "blank" | "unreadable"
+    footnotes: tuple[str, ...]  # footnote numbers printed on the cell
+    note: str  # how the reading was made
+    basis: str  # "confirmed" (the print or another passage fixes it) | "inferred" (the table's pattern)
+    refer: str  # the section to read where the print does not tell
+    source: tuple[SourceLine, ...]
+
+    def to_json(self) -> dict:
+        return {
+            "status": self.status, "basis": self.basis, "note": self.note, "refer": self.refer,
+            "source": [{"file": s.file, "line": s.line, "text": s.text} for s in self.source],
+        }
+
+
+@dataclass(frozen=True)
 class Cell:
     """One cell of one table as one document states it."""
 
@@ -62,6 +96,17 @@ class Cell:
     kind: str = "permit"  # "permit" | "standard"
     ordinance_section: str = ""
     note: str = ""  # how a damaged print was read (merged cell, row continued after a header)
+    reading: Reading | None = None  # a reviewed reading filled this flagged cell
+
+    @property
+    def reviewed(self) -> bool:
+        """Flagged by the parser and read by a person (see ``reading``)."""
+        return self.reading is not None
+
+    @property
+    def answered(self) -> bool:
+        """Read by the parser, or flagged and carrying a reviewed reading."""
+        return not self.review or self.reading is not None
 
 
 @dataclass(frozen=True)
@@ -98,6 +143,7 @@ class HistoryEntry:
     footnotes: tuple[Footnote, ...] = ()
     interim: bool = False
     review: bool = False
+    reviewed: bool = False
 
 
 @dataclass(frozen=True)
@@ -133,6 +179,7 @@ class EffectiveCell:
                     "footnotes": [_footnote_json(note) for note in entry.footnotes],
                     "interim": entry.interim,
                     "review": entry.review,
+                    "reviewed": entry.reviewed,
                 }
                 for entry in self.history
             ],
@@ -143,7 +190,19 @@ class EffectiveCell:
             "raw": cell.raw,
             "note": cell.note,
             "kind": cell.kind,
+            "reviewed": cell.reviewed,
+            "reading": cell.reading.to_json() if cell.reading else None,
+            "districts": list(self.districts),
         }
+
+    @property
+    def districts(self) -> tuple[str, ...]:
+        """The zoning districts this cell speaks about, whichever way the table is turned: a
+        district column (permit tables), a district row (17.24.020, Table 2-1), or a table that
+        holds one district's standards (Tables 2-17, 2-18)."""
+        from .districts_of import districts_of
+
+        return districts_of(self.cell)
 
 
 def _footnote_json(note: Footnote) -> dict:
@@ -157,3 +216,4 @@ class TableSet:
     versions: tuple[TableVersion, ...]
     effective: tuple[EffectiveCell, ...]
     errors: tuple[TableError, ...] = field(default_factory=tuple)
+    as_of: str = ""  # ISO date the effective cells stand on; "" = every document of the corpus

@@ -1,0 +1,308 @@
+"""What a new ordinance changes, and adding it to the corpus.
+
+``diff_document`` reads a new document with the same pipeline as the corpus and compares the
+corpus with and without it: each code section it restates (or adds), each effective table cell
+whose value would change (old -> new, with the source line), and each parcel it rezones. Nothing
+is written. ``add_document`` copies the file into the corpus folder and appends a validated
+manifest entry (written atomically); the search index notices the changed corpus and rebuilds,
+reusing the vectors of unchanged chunks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .asof import check_date
+from .manifest import KINDS, MANIFEST_NAME, default_corpus_dir, load_manifest
+from .types import DocumentInfo, IngestError
+
+NEW_ID = "new"
+SUFFIXES = (".txt", ".pdf")
+REZONING = re.compile(
+    r"(?:APN\)?|Assessor\s+Parcel\s+Numbers?)\s*(?P<apn>\d{3}-\d{3}-\d{3})[^.]*?\brezoned\s+from\s+(?:the\s+)?"
+    r"(?P<old_name>[^()]*?)\s*\((?P<old>[A-Z][A-Z-]*)\)[^.]*?\bto\s+(?:the\s+)?(?P<new_name>[^()]*?)\s*"
+    r"\((?P<new>[A-Z][A-Z-]*)\)", re.I,
+)
+
+
+@dataclass(frozen=True)
+class SectionChange:
+    section: str
+    title: str
+    kind: str  # "restated" | "added" | "superseded" (a later document already restates it)
+    previous: str = ""  # document id of the statement in force before
+    previous_date: str = ""
+    excerpt: bool = False
+
+
+@dataclass(frozen=True)
+class CellChange:
+    section: str
+    table: str
+    category: str
+    row: str
+    column: str
+    old: str | None  # None: no such cell before
+    new: str | None
+    kind: str  # "changed" | "added" | "restated" (same value) | "dropped" (a full restatement omits the row)
+    #            | "unreadable" (the parser flags the new cell: it needs a reviewed reading before it can answer)
+    old_document: str = ""
+    source: str = ""  # the new document's row as printed
+    line: int | None = None  # 1-based line of the new file where the row is printed
+    review: bool = False  # the parser could not read the new cell: it needs a reviewed reading
+
+
+@dataclass(frozen=True)
+class Rezoning:
+    apn: str
+    old: str
+    new: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Diff:
+    document: DocumentInfo
+    sections: tuple[SectionChange, ...]
+    cells: tuple[CellChange, ...]
+    rezonings: tuple[Rezoning, ...]
+    errors: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def changed_cells(self) -> tuple[CellChange, ...]:
+        return tuple(c for c in self.cells if c.kind in ("changed", "added", "dropped", "unreadable"))
+
+    def to_json(self) -> dict:
+        doc = self.document
+        return {
+            "document": {"id": doc.id, "file": Path(doc.path).name, "title": doc.title, "date": doc.date},
+            "sections": [change.__dict__ for change in self.sections],
+            "cells": [change.__dict__ for change in self.changed_cells],
+            "restated_cells": sum(1 for c in self.cells if c.kind == "restated"),
+            "rezonings": [change.__dict__ for change in self.rezonings],
+        }
+
+
+def new_document(path: str | Path, date: str, title: str = "", doc_id: str = NEW_ID,
+                 kind: str = "ordinance") -> DocumentInfo:
+    path = Path(path)
+    date = check_date(date, "--date")
+    if kind not in KINDS:
+        raise ValueError(f"--kind {kind!r}: one of {', '.join(KINDS)}")
+    return DocumentInfo(id=doc_id, path=str(path), title=title or path.stem, kind=kind, date=date)
+
+
+def diff_document(path: str | Path, date: str, corpus_dir: str | Path | None = None, title: str = "",
+                  kind: str = "ordinance") -> Diff:
+    """What adding ``path`` (dated ``date``) to the corpus would change. Raises IngestError when the
+    file cannot be read, ValueError for a malformed date."""
+    from . import ingest_documents
+    from .tables import build_tables
+    
+    corpus = Path(corpus_dir) if corpus_dir else default_corpus_dir()
+    documents = load_manifest(corpus)
+    taken = {doc.id for doc in documents}
+    doc_id = NEW_ID if NEW_ID not in taken else f"{NEW_ID}-{len(taken)}"
+    document = new_document(path, date, title, doc_id, kind)
+    before = ingest_documents(documents)
+    after = ingest_documents(list(documents) + [document])
+    failed = [e for e in after.errors if e.path == str(document.path)]
+    if failed:
+        raise failed[0]
+    ours = [s for s in after.sections if s.document == document.id]
+    sections = tuple(_section_changes(ours, before.sections, document))
+    new_tables = build_tables(after.sections)
+    lines = Path(path).read_text(encoding="utf-8", errors="replace").split("\n") if Path(path).suffix == ".txt" else []
+    cells: list[CellChange] = []
+    for entry in new_tables.effective:
+        cell = entry.cell
+        if cell.document == document.id:
+            # amendments matched the row across documents: the statement before is the history's last
+            was = entry.history[-1] if entry.history else None
+            if cell.review and not cell.reviewed:
+                kind_ = "unreadable"
+            elif was is None:
+                kind_ = "added"
+            elif was.value != cell.value:
+                kind_ = "changed"
+            else:
+                kind_ = "restated"
+            cells.append(CellChange(
+                cell.section, cell.table, cell.category, cell.row, cell.column,
+                was.value if was else None, cell.value, kind_, was.document if was else "",
+                cell.source, _line_of(lines, cell.section, cell.row), cell.review and not cell.reviewed,
+            ))
+        elif document.id in entry.dropped_by and entry.dropped_by[-1] == document.id:
+            cells.append(CellChange(cell.section, cell.table, cell.category, cell.row, cell.column,
+                                    cell.value, cell.value, "dropped", cell.document))
+    rezonings = tuple(_rezonings(ours))
+    return Diff(document, sections, tuple(cells), rezonings)
+
+
+def _section_changes(ours, existing, document: DocumentInfo):
+    for section in ours:
+        if section.kind != "code":
+            continue
+        statements = [s for s in existing if s.id == section.id]
+        earlier = [s for s in statements if s.date <= document.date]
+        later = [s for s in statements if s.date > document.date]
+        if later:
+            newest = max(later, key=lambda s: (s.date, s.document))
+            yield SectionChange(section.id, section.title, "superseded", newest.document, newest.date, section.excerpt)
+        elif earlier:
+            newest = max(earlier, key=lambda s: (s.date, s.document))
+            yield SectionChange(section.id, section.title, "restated", newest.document, newest.date, section.excerpt)
+        else:
+            yield SectionChange(section.id, section.title, "added", excerpt=section.excerpt)
+
+
+def _rezonings(sections) -> list[Rezoning]:
+    found: dict[tuple[str, str, str], Rezoning] = {}
+    for section in sections:
+        text = " ".join(section.text.split())
+        for match in REZONING.finditer(text):
+            item = Rezoning(match.group("apn"), match.group("old").upper(), match.group("new").upper(),
+                            match.group(0))
+            found.setdefault((item.apn, item.old, item.new), item)
+    return list(found.values())
+
+
+def _line_of(lines: list[str], section: str, label: str) -> int | None:
+    """1-based line of the raw file where a row label (its first words) is printed, after the first
+    line that names the row's section."""
+    words = re.findall(r"[A-Za-z0-9.+]+", label)[:3]
+    if not words:
+        return None
+    pattern = re.compile(r"(?<![A-Za-z0-9-])" + r"\W+".join(re.escape(w) for w in words) + r"(?![A-Za-z])", re.I)
+    start = next((n for n, line in enumerate(lines) if section in line), 0)
+    for number, line in enumerate(lines[start:], start=start + 1):
+        if pattern.search(line):
+            return number
+    return None
+
+
+def format_diff(diff: Diff) -> str:
+    doc = diff.document
+    out = [f"{Path(doc.path).name} dated {doc.date}: what it would change in the corpus", ""]
+    out.append(f"Sections ({len(diff.sections)}):")
+    for change in diff.sections:
+        part = " (excerpt)" if change.excerpt else ""
+        if change.kind == "added":
+            out.append(f"  adds § {change.section}{part} {change.title}")
+        elif change.kind == "restated":
+            out.append(f"  restates § {change.section}{part} {change.title} (in force from {change.previous},"
+                       f" {change.previous_date})")
+        else:
+            out.append(f"  § {change.section}{part} {change.title}: a later document ({change.previous},"
+                       f" {change.previous_date}) already restates it; no effect")
+    changed = diff.changed_cells
+    out.append("")
+    out.append(f"Table cells whose effective value would change ({len(changed)}; "
+               f"{len(diff.cells) - len(changed)} restated unchanged):")
+    for change in changed:
+        where = f"§ {change.section} Table {change.table} | {change.row} | {change.column}"
+        line = f" [line {change.line}]" if change.line else ""
+        new = "unreadable (flagged for review)" if change.review else repr(change.new)
+        if change.kind == "unreadable":
+            was = f" (was {change.old!r}, {change.old_document})" if change.old_document else ""
+            out.append(f"  {where}: unreadable, needs a reviewed reading{was}{line}")
+        elif change.kind == "added":
+            out.append(f"  {where}: new cell {new}{line}")
+        elif change.kind == "dropped":
+            out.append(f"  {where}: row no longer printed by a full restatement (stays {change.old!r})")
+        else:
+            out.append(f"  {where}: {change.old!r} ({change.old_document}) -> {new}{line}")
+    if diff.rezonings:
+        out.append("")
+        out.append("Rezonings:")
+        for item in diff.rezonings:
+            out.append(f"  APN {item.apn}: {item.old} -> {item.new}")
+    return "\n".join(out) + "\n"
+
+
+# ---- adding a document to the corpus ------------------------------------------------------------
+
+def add_document(path: str | Path, date: str, title: str, corpus_dir: str | Path | None = None,
+                 kind: str = "ordinance", doc_id: str = "", short_title: str = "", status: str = "") -> dict:
+    """Copy ``path`` into the corpus folder and append its manifest entry; returns the entry.
+
+    Refused with ValueError (one line) when: the date is malformed, the title is empty, the file is
+    missing or not .txt/.pdf, the corpus already holds a file with the same content or name, or the
+    id is taken. The file must read with the ingest pipeline (IngestError otherwise)."""
+    from . import ingest_documents
+
+    source = Path(path)
+    date = check_date(date, "--date")
+    if not title.strip():
+        raise ValueError("--title: empty")
+    if kind not in KINDS:
+        raise ValueError(f"--kind {kind!r}: one of {', '.join(KINDS)}")
+    if not source.is_file():
+        raise ValueError(f"{source}: no such file")
+    if source.suffix.lower() not in SUFFIXES:
+        raise ValueError(f"{source}: not a .txt or .pdf file")
+    corpus = Path(corpus_dir) if corpus_dir else default_corpus_dir()
+    manifest_path = corpus / MANIFEST_NAME
+    documents = load_manifest(corpus)
+    digest = _sha256(source)
+    for document in documents:
+        existing = Path(document.path)
+        if existing.is_file() and _sha256(existing) == digest:
+            raise ValueError(f"{source}: the corpus already holds this file as {document.id} ({existing.name})")
+    ids = {document.id for document in documents}
+    doc_id = doc_id or _next_id(ids)
+    if doc_id in ids:
+        raise ValueError(f"--id {doc_id!r}: the manifest already has that id")
+    name = f"{date}_{_slug(title)}{source.suffix.lower()}"
+    target = corpus / name
+    if target.exists():
+        raise ValueError(f"{target}: a file of that name is already in the corpus")
+    document = DocumentInfo(id=doc_id, path=str(source), title=title, kind=kind, date=date)
+    result = ingest_documents([document])
+    if result.errors:
+        raise result.errors[0]
+    entry = {"id": doc_id, "file": name, "title": title, "short_title": short_title or title, "kind": kind,
+             "date": date, "date_basis": "given to `python -m ingest add`",
+             "status": status or "added with `python -m ingest add`", "source": source.name}
+    data = json.loads(manifest_path.read_text(encoding="utf-8"))
+    data["documents"].append(entry)
+    shutil.copyfile(source, target)
+    try:
+        _write_atomic(manifest_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        load_manifest(corpus)  # the new manifest must read back
+    except (OSError, IngestError):
+        target.unlink(missing_ok=True)
+        raise
+    return entry
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _next_id(ids: set[str]) -> str:
+    numbers = [int(i) for i in ids if i.isdigit()]
+    return f"{(max(numbers) + 1) if numbers else 0:03d}"
+
+
+def _slug(title: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+    return slug[:60].rstrip("-") or "document"
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".manifest-", suffix=".json")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,66 @@
+"""``python -m ingest diff FILE --date DATE [--title T] [--json] [--corpus DIR]`` and
+``python -m ingest add FILE --date DATE --title TITLE [--id ID] [--kind K] [--corpus DIR] [--build-index]``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+from .changes import add_document, diff_document, format_diff
+from .types import IngestError
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m ingest", description="What a new document changes; add it.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    diff = commands.add_parser("diff", help="what a new document would change (the corpus is not touched)")
+    diff.add_argument("file", metavar="FILE", help="the new document (.txt or .pdf)")
+    diff.add_argument("--date", required=True, help="its date (YYYY-MM-DD): where it falls among the corpus documents")
+    diff.add_argument("--title", default="", help="its title")
+    diff.add_argument("--kind", default="ordinance", help="ordinance (default) or 'codified chapter'")
+    diff.add_argument("--json", action="store_true", help="one JSON object")
+    diff.add_argument("--corpus", help="corpus directory (default: the bundled corpus or COTATI_CORPUS_DIR)")
+    add = commands.add_parser("add", help="copy a document into the corpus with a manifest entry")
+    add.add_argument("file", metavar="FILE")
+    add.add_argument("--date", required=True, help="its date (YYYY-MM-DD)")
+    add.add_argument("--title", required=True)
+    add.add_argument("--short-title", dest="short_title", default="")
+    add.add_argument("--status", default="", help='e.g. "adopted (Ord. 940)"')
+    add.add_argument("--id", dest="doc_id", default="", help="manifest id (default: the next free number)")
+    add.add_argument("--kind", default="ordinance")
+    add.add_argument("--corpus", help="corpus directory (default: the bundled corpus or COTATI_CORPUS_DIR)")
+    add.add_argument("--build-index", action="store_true",
+                     help="rebuild the search index now (python -m index build; unchanged chunks keep their vectors)")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "diff":
+            diff = diff_document(args.file, args.date, args.corpus, args.title, args.kind)
+            if args.json:
+                sys.stdout.write(json.dumps(diff.to_json(), ensure_ascii=False) + "\n")
+            else:
+                sys.stdout.write(format_diff(diff))
+            return 0
+        entry = add_document(args.file, args.date, args.title, args.corpus, args.kind, args.doc_id,
+                             args.short_title, args.status)
+    except (ValueError, IngestError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        sys.stderr.close()
+        return 0
+    print(f"added {entry['id']}: {entry['file']} ({entry['date']}) {entry['title']}")
+    if not args.build_index:
+        print("The search index is now stale: it rebuilds on next use, or run `python -m index build` "
+              "(unchanged chunks keep their vectors).")
+        return 0
+    env = dict(os.environ)
+    if args.corpus:
+        env["COTATI_CORPUS_DIR"] = args.corpus
+    return subprocess.run([sys.executable, "-m", "index", "build"], env=env).returncode
