@@ -43,7 +43,8 @@ class RouteModel:
     def probability(self, signals: dict[str, float]) -> float:
         z = self.bias
         for name, weight in self.weights.items():
-            value = float(signals.get(name, 0.0))
+            # A signal the route could not measure (no model loaded yet) counts as its dev average.
+            value = float(signals.get(name, self.means.get(name, 0.0)))
             z += weight * (value - self.means.get(name, 0.0)) / (self.scales.get(name, 1.0) or 1.0)
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 

@@ -16,7 +16,7 @@ from . import confidence as confidence_mod
 from .passages import document_frequencies
 from .permits import GENERIC, STOP, PermitTables, RowMatch, by_count, words_of
 from .standards import StandardsTables, authority_entries
-from .types import Answer, Citation, Query
+from .types import Answer, Citation, Query, SearchUnavailable
 from .understand import known_words_of, understand
 from .validate import InvalidQuestion, check_question
 from .vocab import DATA, load_vocabulary
@@ -292,8 +292,8 @@ class Assistant:
             # The question says the row's label word for word: its meaning is not in doubt.
             return matches, {"meaning_agrees": 1.0, "meaning_similarity": 1.0, "meaning_margin": 1.0, "by_meaning": 0.0}
         meanings = self._use_meanings()
-        if meanings is None:
-            return matches, {"meaning_agrees": 0.0, "meaning_similarity": 0.0, "meaning_margin": 0.0, "by_meaning": 0.0}
+        if meanings is None:  # no model yet: the meaning signals are unknown, not zero
+            return matches, {}
         ranked = meanings.rank(phrase, tables, n=len(meanings.descriptions))
         if not ranked:
             return matches, {"meaning_agrees": 0.0, "meaning_similarity": 0.0, "meaning_margin": 0.0, "by_meaning": 0.0}
@@ -319,7 +319,10 @@ class Assistant:
 
     def _use_meanings(self):
         if self._meanings is None:
-            encoder = getattr(self.searcher, "encoder", None)
+            try:
+                encoder = getattr(self.searcher, "encoder", None)
+            except SearchUnavailable:
+                return None
             if encoder is None:
                 return None
             from .meaning import UseMeanings, row_descriptions

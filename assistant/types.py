@@ -5,6 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
+class SearchUnavailable(RuntimeError):
+    """The search index (and its model) cannot be used yet, e.g. while it is first built: answers
+    that need it wait, table answers go on without the parts that would use it."""
+
+
 @dataclass(frozen=True)
 class Query:
     """What the assistant understood of a question."""

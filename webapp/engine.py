@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from assistant.types import SearchUnavailable
+
 MAX_QUESTION_CHARS = 2000  # the assistant's own limit (assistant.validate.MAX_CHARS)
 MAX_LOOKUP_CHARS = 100
 ANSWER_CACHE = 512
@@ -27,7 +29,7 @@ ORDINANCE_PART = re.compile(r"^\s*(\d{3}):(PREAMBLE|SECTION-\d+)\s*$", re.I)
 TABLE_ID = re.compile(r"^\s*(?:tables?\s*)?(\d{1,2}-\d{1,2})\s*$", re.I)
 
 
-class IndexUnavailable(RuntimeError):
+class IndexUnavailable(SearchUnavailable):
     """The search index is still being built, or could not be built; the message says which."""
 
 
