@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .match import normalize, normalize_code
+from .match import has_fact, normalize, normalize_code
 
 _FOOTNOTE = re.compile(r"\(\d{1,2}\)|\*")
 _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*")
@@ -68,14 +68,23 @@ def cell_matches(
     return True
 
 
-def _value_agrees(lookup: Mapping[str, Any], expected: str | None) -> bool:
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def _value_agrees(lookup: Mapping[str, Any], expected: str | None, together: str = "") -> bool:
+    """A permit code must be the same code; a printed standard ("40 ft", "8 feet; 16 feet") must
+    have each of its numbers in the cell's value (or in ``together``, the values of every matched
+    cell of a row printed over several columns)."""
     if expected is None:
         return True
     want = normalize_code(expected)
-    got = normalize_code(str(lookup.get("value", "")))
+    value = str(lookup.get("value", "") or "")
     if want is not None:
-        return got == want
-    return normalize(str(lookup.get("value", ""))) == normalize(expected)
+        return normalize_code(value) == want
+    numbers = _NUMBER.findall(expected)
+    if not numbers:
+        return normalize(value) == normalize(expected)
+    return all(has_fact(f"{value} {together}", number) for number in numbers)
 
 
 def cell_problem(
@@ -94,9 +103,10 @@ def cell_problem(
     if not same:
         used = ", ".join(sorted({f"{lk.get('table')} / {lk.get('row')} / {lk.get('column')}" for lk in lookups})[:3])
         return f"did not use the cell {where}" + (f" (used {used})" if used else " (no table cell)")
-    if not any(_value_agrees(lk, value) for lk in same):
+    together = " ".join(str(lk.get("value", "") or "") for lk in same)
+    if not any(_value_agrees(lk, value, together) for lk in same):
         return f"cell {where} read as {same[0].get('value')!r}, gold {value!r}"
-    if document and not any(lk.get("document") == document for lk in same if _value_agrees(lk, value)):
+    if document and not any(lk.get("document") == document for lk in same if _value_agrees(lk, value, together)):
         return f"cell {where} taken from document {same[0].get('document')}, in force is {document}"
     return ""
 
