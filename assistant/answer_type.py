@@ -49,3 +49,43 @@ def present(kind: str, sentence: str) -> bool:
     if kind == "definition":
         return bool(_DEFINES.search(sentence))
     return True
+
+
+# -- units: what a number is measured in -------------------------------------------------------------
+_UNIT_CUES = (
+    ("percent", re.compile(r"\bpercent(?:age)?\b|%|\bshare of\b|\bportion of\b|\bfraction of\b|\bhow much of\b", re.I)),
+    ("length", re.compile(r"\bhow (?:tall|high|wide|far|deep|close|long|low)\b|\b(?:height|width|depth|setback|clearance|"
+                          r"distance|feet|foot|inches|inch)\b|\bset back\b", re.I)),
+    ("area", re.compile(r"\bhow big\b|\b(?:size|area|square f(?:ee|oo)t|sq\.? ?ft|acres?|dimensions?)\b", re.I)),
+    ("count", re.compile(r"\bhow many\b|\bnumber of\b|\bhow much parking\b|\b(?:spaces|spots|units per)\b", re.I)),
+)
+_UNITS_IN_VALUE = (
+    ("percent", re.compile(r"%|\bpercent\b", re.I)),
+    ("area", re.compile(r"\bsq\.? ?ft\b|\bsquare f(?:ee|oo)t\b|\bacres?\b", re.I)),
+    ("length", re.compile(r"\d\s*(?:ft\b|feet\b|foot\b|in\.|inch|inches\b)(?!\s*of floor)|\bstor(?:y|ies)\b", re.I)),
+    ("count", re.compile(r"\bspaces?\b|\bunits?\b|\bper\b", re.I)),
+)
+# "how big" may be answered by a width and a length; "dimensions" likewise.
+_ALSO = {"area": {"length"}}
+
+
+def units_asked(question: str) -> frozenset[str]:
+    """The measures a question asks for ("how wide" -> length; "what share" -> percent); empty when
+    it names none. A percent question asks only for a percent."""
+    found = {name for name, cue in _UNIT_CUES if cue.search(question)}
+    if "percent" in found:
+        return frozenset({"percent"})
+    for name in list(found):
+        found |= _ALSO.get(name, set())
+    return frozenset(found)
+
+
+def units_in(value: str) -> frozenset[str]:
+    return frozenset(name for name, cue in _UNITS_IN_VALUE if cue.search(value))
+
+
+def units_agree(question: str, values: str) -> bool:
+    """False only when the question asks for a measure the values plainly do not give
+    (a percentage answered by a width, a width answered by a count of spaces)."""
+    asked, given = units_asked(question), units_in(values)
+    return not asked or not given or bool(asked & given)

@@ -22,6 +22,9 @@ SHORT_WORDS = {"P": "permitted (P)", "MUP": "minor use permit (MUP)", "UP": "use
                "S": "specific use regulations (S)", "P/MUP": "P/MUP", "-": "not allowed"}
 GENERIC = frozenset("and or of the a an with for in on to use uses facility facilities services service sales "
                     "store shop ft sq more less than or fewer business".split())
+# Heading words every row of a table shares: they tell no row apart.
+HEADING_FILLER = frozenset("residential commercial zone zones agricultural open space industry manufacturing "
+                           "processing retail trade recreation education public assembly services".split())
 STOP = frozenset("can i we my a an the in on at to of for is are be it do does what which where how "
                  "build open put start allowed permitted permit need zone district zoning cotati "
                  "there any you there's please or and by with from than as if that this these those not "
@@ -109,6 +112,10 @@ class PermitTables:
                     continue
                 own = len(label & asked) / len(label)
                 score = own + len(shared) / len(label) + 0.25 * len(shared) / len(wanted)
+                # The heading tells rows with the same label apart ("Indoor Cultivation" / "Large").
+                heading = set(words_of(self.category(table, row))) - STOP - GENERIC - HEADING_FILLER
+                if heading:
+                    score += 0.3 * len(heading & wanted) / len(heading)
                 label_words = set(words_of(row)) - STOP
                 complete = len(label_words) >= 2 and label_words <= asked  # "Large" alone names nothing
                 matches.append(RowMatch(table, row, round(score, 4), own, complete, round(len(shared) / len(label), 4)))

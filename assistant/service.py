@@ -17,7 +17,7 @@ from .passages import document_frequencies
 from .permits import GENERIC, STOP, PermitTables, RowMatch, by_count, words_of
 from .standards import StandardsTables, authority_entries
 from .types import Answer, Citation, Query, SearchUnavailable
-from .understand import known_words_of, understand
+from .understand import district_names_in, known_words_of, understand
 from .validate import InvalidQuestion, check_question
 from .vocab import DATA, load_vocabulary
 
@@ -33,7 +33,8 @@ ZONING_CONTEXT = re.compile(r"\b(?:zon(?:e|ed|es|ing)|district|districts|overlay
 FOLLOW_UP_WORDS = frozenset("what about how and also then same there here instead".split())
 FOLLOW_UP = re.compile(r"^\s*(?:and |so )?(?:what|how) about\b|^\s*and\b", re.I)
 MEANING_SWITCH = 0.08  # a word-matched row this much less close in meaning than the nearest row gives way to it
-MEANING_NEAR = 0.05  # rows this close to the nearest are one family ("Adult day care - 7 to 14 clients", ...)
+MEANING_NEAR = 0.05
+WORD_TIE = 0.25  # word-match scores this close to the best are a tie that meaning breaks  # rows this close to the nearest are one family ("Adult day care - 7 to 14 clients", ...)
 
 
 class Corpus:
@@ -80,7 +81,9 @@ class Assistant:
         self._searcher = None
         self._meanings = None
         self.vocabulary = corpus.vocabulary
-        known = tables.row_words()
+        # Typos are corrected only towards words the vocabulary or the corpus itself uses, so a
+        # word the code prints ("nonresidential") is never "corrected" to another ("residential").
+        known = tables.row_words() | {word for word in corpus.idf if word.isalpha()}
         self.out_of_scope = _out_of_scope()
         known |= {word for phrase in sum(self.out_of_scope, []) for word in phrase.split()}
         # Built once: understanding a question must not rebuild the vocabulary or its patterns.
@@ -129,7 +132,9 @@ class Assistant:
         permit = self._permit(query)
         if permit is not None:
             return permit
-        if "definition" in query.topics or not (query.topics or query.districts or query.land_use):
+        asks = answer_type.detect(query.text)
+        if asks in ("definition", "other", "yes_no") and (
+                "definition" in query.topics or not (query.topics or query.districts or query.land_use)):
             # "are e-scooters micromobility?": a defined term alone can carry the question.
             definition = definitions.lookup(self.definitions, query.text)
             if definition is not None:
@@ -139,12 +144,15 @@ class Assistant:
                 return replace(found, signals={"term_words": float(len(term)), "term_quoted": float(quoted)})
         if set(query.topics) & STANDARDS_TOPICS:
             lookup = self.standards.lookup(query)
+            if lookup is not None and not answer_type.units_agree(
+                    query.text, " ".join(str(e.cell.value or "") for e in lookup.entries)):
+                lookup = None  # the row gives another measure than the one asked ("what share ..." -> "8 feet")
             if lookup is not None and lookup.readable:
                 found = compose.standards_answer(query, lookup, self.corpus)
                 return replace(found, signals={
                     "row_share": lookup.share, "row_margin": min(lookup.margin, 5.0),
                     "district_named": float(bool(query.districts)), "cell_readable": _readable(found.lookups)})
-            if lookup is None:
+            if lookup is None and answer_type.detect(query.text) != "other":
                 rows = self.standards.overview(query)
                 if rows:
                     found = compose.standards_overview(query, rows, self.corpus)
@@ -233,14 +241,15 @@ class Assistant:
         return self._declined_pattern.search(query.normalized) is not None
 
     def _permit(self, query: Query) -> Answer | None:
-        if set(query.topics) & STANDARDS_TOPICS:
+        standards_asked = bool(set(query.topics) & STANDARDS_TOPICS)
+        if standards_asked and answer_type.detect(query.text) != "yes_no":
             return None  # "how tall can I build" asks for a standard, not a permit
         # A use named without a district or an "is it allowed" question is asked about
         # something else (its procedure, its definition): passages answer that.
         if not (set(query.topics) & PERMIT_TOPICS or query.districts):
             return None
         phrase = query.normalized
-        for word in query.district_words:
+        for word in (*query.district_words, *district_names_in(query.normalized, self.vocabulary)):
             phrase = phrase.replace(word.lower(), " ")
         districts = list(query.districts)
         tables = sorted({t for d in districts for t in self.tables.tables_for(d)}) or None
@@ -250,6 +259,8 @@ class Assistant:
             # words must name the row outright. A wrong row is worse than no answer.
             required = [set(words_of(target)) - STOP - GENERIC for target in query.land_uses]
             matches = [m for m in matches if m.complete or any(r and r <= set(words_of(m.row)) for r in required)]
+        if standards_asked and not matches:
+            return None  # "can I build 3 stories?": a yes/no about a standard, unless words name a use
         matches, meant = self._by_meaning(phrase, tables, matches)
         if not matches:
             return None
@@ -288,7 +299,7 @@ class Assistant:
     def _by_meaning(self, phrase: str, tables, matches):
         """Check the word-matched row against the row nearest in meaning, or find one when words
         found none. Returns the matches (possibly by meaning) and the meaning signals."""
-        if matches and (matches[0].complete or matches[0].own >= 1.0):
+        if matches and matches[0].complete:
             # The question says the row's label word for word: its meaning is not in doubt.
             return matches, {"meaning_agrees": 1.0, "meaning_similarity": 1.0, "meaning_margin": 1.0, "by_meaning": 0.0}
         meanings = self._use_meanings()
@@ -300,6 +311,13 @@ class Assistant:
         top = ranked[0]
         second = next((m for m in ranked[1:] if m.row != top.row), None)
         margin = top.similarity - (second.similarity if second else 0.0)
+        if matches:
+            # Words support several rows about as well ("granny flat ... our house": Accessory dwelling
+            # unit, Single-family dwelling); the one nearest in meaning is the one meant.
+            similarity = {m.row: m.similarity for m in reversed(ranked)}
+            close = [m for m in matches if m.score >= matches[0].score - WORD_TIE]
+            chosen = max(close, key=lambda m: (similarity.get(m.row, 0.0), -close.index(m)))
+            matches = [m for m in matches if m.row == chosen.row] + [m for m in matches if m.row != chosen.row]
         if matches:
             own = next((m.similarity for m in ranked if m.row == matches[0].row), 0.0)
             if top.similarity - own < MEANING_SWITCH or top.similarity < MEANING_FLOOR:

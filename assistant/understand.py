@@ -42,7 +42,7 @@ def understand(question: str, vocabulary: Vocabulary, known_words: Iterable[str]
         land_use=land_use,
         land_use_words=land_use_words,
         land_uses=tuple(target for target, _ in land_uses),
-        topics=_topics(_without(normalized, district_words), vocabulary),
+        topics=_topics(_without(normalized, district_words + district_names_in(normalized, vocabulary)), vocabulary),
         apn=(APN.search(question).group(1) if APN.search(question) else ""),
     )
 
@@ -155,6 +155,13 @@ def _land_uses(normalized: str, vocabulary: Vocabulary) -> list[tuple[str, str]]
     found = [(target, phrase) for phrase, target in vocabulary.synonyms.items() if target and _contains(normalized, phrase)]
     found.sort(key=lambda item: (-len(item[1]), item[1]))
     return list({target: (target, phrase) for target, phrase in reversed(found)}.values())[::-1]
+
+
+def district_names_in(normalized: str, vocabulary: Vocabulary) -> tuple[str, ...]:
+    """Every district name or alias the question says, even when its symbol named the district
+    ("low density neighborhood zone (NL)"): a name is not a topic ("density")."""
+    return tuple(phrase for d in vocabulary.districts for phrase in (d.name.lower(), *d.aliases)
+                 if _contains(normalized, phrase))
 
 
 def _without(text: str, phrases: tuple[str, ...]) -> str:
