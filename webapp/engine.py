@@ -83,7 +83,7 @@ class Grid:
     kind: str  # permit | standard
     columns: tuple
     rows: tuple  # (category, row)
-    cells: dict  # (row, column) -> EffectiveCell
+    cells: dict  # (category, row, column) -> EffectiveCell (a label may stand under two categories)
     notes: tuple = ()  # (number, text) of the table's footnotes
     documents: tuple = ()  # documents its effective cells come from, oldest first
 
@@ -383,7 +383,7 @@ class Engine:
                         columns.append(cell.column)
                     if (cell.category, cell.row) not in rows:
                         rows.append((cell.category, cell.row))
-                    cells[(cell.row, cell.column)] = entry
+                    cells[(cell.category, cell.row, cell.column)] = entry
                 notes: dict[str, str] = {}
                 for version in sorted((v for v in table_set.versions if (v.section, v.table) == (section_id, table)),
                                       key=lambda v: (v.date, v.document), reverse=True):
@@ -423,9 +423,9 @@ class Engine:
                 out[table.split(" ")[0]] = section
         return out
 
-    def cell_entry(self, section_id: str, table: str, row: str, column: str):
+    def cell_entry(self, section_id: str, table: str, row: str, column: str, category: str = ""):
         grid = self.grid(section_id, table)
-        return grid.cells.get((row, column)) if grid else None
+        return grid.cells.get((category, row, column)) if grid else None
 
     # -- land uses -----------------------------------------------------------------------------
     def resolve_uses(self, text: str, limit: int = 12) -> list[tuple[str, str, str]]:

@@ -349,7 +349,7 @@ def grid_view(grid, district_name, document_label, highlight_rows: tuple = (), h
             scrolled = True
         out.append(f'<tr{attrs}><th scope="row" class="rowhead">{esc(row)}</th>')
         for column in grid.columns:
-            entry = grid.cells.get((row, column))
+            entry = grid.cells.get((cat, row, column))
             if entry is None:
                 out.append('<td class="empty"><span class="sr-only">no cell</span></td>')
                 continue
@@ -357,10 +357,10 @@ def grid_view(grid, district_name, document_label, highlight_rows: tuple = (), h
         out.append("</tr>")
     out.append("</tbody></table></div>")
     if grid.notes:
-        out.append('<div class="grid-notes"><p>Notes</p><ul>')
+        out.append(f'<details class="grid-notes"><summary>Notes to Table {esc(grid.table)} ({len(grid.notes)})</summary><ul>')
         for number, text in grid.notes:
             out.append(f"<li>({esc(number)}) {esc(text)}</li>")
-        out.append("</ul></div>")
+        out.append("</ul></details>")
     out.append("</div>")
     return "".join(out)
 
@@ -383,7 +383,7 @@ def _grid_cell(grid, entry, row, column, cited) -> str:
     notes = "".join(f"<sup>({esc(n.number)})</sup>" for n in cell.footnotes if n.scope == "cell")
     label = f"{row}, {column}: {value}" + (f" ({', '.join(words)})" if words else "") + ". Show where it comes from."
     classes = ["cell"] + (["amended"] if amended else []) + (["review"] if cell.review else []) + (["cited"] if cited else [])
-    command = nav(do="cell", section=grid.section, table=grid.table, row=row, column=column)
+    command = nav(do="cell", section=grid.section, table=grid.table, category=cell.category, row=row, column=column)
     shown = esc(value if len(value) <= 60 else value[:57] + "…")
     return (f'<td><button type="button" class="{" ".join(classes)}" data-nav="{command}" aria-label="{esc(label)}">'
             f"{shown}{'*' if cell.interim else ''}{notes}{''.join(marks)}</button></td>")

@@ -96,10 +96,11 @@ def blocks(text: str, section_id: str = "", title: str = "") -> list[Block]:
             path.clear()
             last.clear()
             in_table = ""
+            blank_before = True  # the next line starts a paragraph of its own ...
             if body < len(line.rstrip()):
                 rest = start + body + (len(line[body:]) - len(line[body:].lstrip()))
                 out.append(Block("para", rest, end))
-            blank_before = True  # the body starts a paragraph of its own
+                blank_before = False  # ... unless the body began on the heading's line
             continue
         if table:
             in_table = table.group(1)

@@ -11,7 +11,6 @@ for. Each such link's ``href`` is the shareable URL of the same view (``/?sectio
 read back by ``on_load``.
 """
 
-from __future__ import annotations
 
 import json
 
@@ -100,7 +99,7 @@ table.grid sup { font-size: 0.75em; color: #374151; }
 .cell-info dl { display: grid; grid-template-columns: minmax(7em, max-content) 1fr; gap: 2px 10px; margin: 4px 0; }
 .cell-info dt { font-weight: 600; } .cell-info dd { margin: 0; overflow-wrap: anywhere; }
 .cell-info ul, .cell-info ol { margin: 0 0 0 1.2em; padding: 0; }
-.grid-notes p { font-weight: 600; margin: 6px 0 2px; } .grid-notes ul { margin: 0 0 0 1.2em; font-size: 0.9em; }
+.grid-notes summary { font-weight: 600; margin: 6px 0 2px; cursor: pointer; } .grid-notes ul { margin: 0 0 0 1.2em; font-size: 0.9em; }
 .toc details { margin: 4px 0; } .toc summary { cursor: pointer; font-weight: 600; }
 .toc ul { margin: 2px 0 2px 1.1em; padding: 0; font-size: 0.92em; } .toc li { margin: 2px 0; }
 .use-list { list-style: none; margin: 4px 0; padding: 0; }
@@ -386,7 +385,8 @@ def build_demo(engine: Engine, contact: str = ""):
                 out[staff_copy] = views.citation_string(grid.section, grid.table, _grid_sources(grid))
             return out
         if kind == "cell":
-            entry = engine.cell_entry(text("section"), text("table"), str(command.get("row") or ""), str(command.get("column") or ""))
+            entry = engine.cell_entry(text("section"), text("table"), str(command.get("row") or ""),
+                                      str(command.get("column") or ""), str(command.get("category") or ""))
             if entry is None:
                 return {cell_out: pages.note("No cell there.")}
             return {cell_out: pages.cell_info(entry, engine.district_name, document_label)}
