@@ -166,7 +166,7 @@ def answer_card(turn: int, answer, document_label, known, nearest: list, contact
         items = "".join(f"<li>{section_link(sid, text, cls='' if inside else 'not-in-corpus')}</li>"
                         for sid, text, inside in nearest)
         out.append(f'<p class="nearest-head">Nearest sections:</p><ul class="nearest">{items}</ul>')
-    if answer.abstained and contact:
+    if answer.abstained and contact and answer.route == "abstain":
         out.append(f'<p class="contact">Ask the Planning Department: {esc(contact)}</p>')
     options = list(getattr(answer, "clarify", None) or ()) + list(getattr(answer, "follow_ups", None) or ())
     if options:

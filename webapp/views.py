@@ -93,7 +93,7 @@ def answer_markdown(answer, document_label, nearest: list | None = None, contact
         rest = [(f"Nearest sections: {shown}." if shown else "") if line.startswith("Nearest sections:") else line
                 for line in rest]
         rest = [line for line in rest if line]
-    if contact and answer.abstained:
+    if contact and answer.abstained and answer.route == "abstain":
         rest = [line for line in rest if line.strip() != "Please ask the City of Cotati Planning Department."]
         rest.append(f"Ask the Planning Department: {contact}")
     if nearest is not None:
