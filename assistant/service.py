@@ -97,8 +97,9 @@ class Assistant:
             self._searcher = self._searcher_factory()
         return self._searcher
 
-    def ask(self, question: object, history: Sequence[str] = ()) -> Answer:
-        """Answer one question. ``history``: the chat's earlier questions, oldest first; a question
+    def ask(self, question: object, history: Sequence = ()) -> Answer:
+        """Answer one question. ``history``: the chat's earlier questions (or (question, answer)
+        turns), oldest first; a question
         naming only a district or only a use ("what about in NL?") takes the rest from the last one."""
         started = time.perf_counter()
         try:
@@ -192,7 +193,9 @@ class Assistant:
         use or topic) or only a use (takes the districts). Returns (query, previous question or "")."""
         if not history:
             return query, ""
-        previous_text = next((h for h in reversed(history) if isinstance(h, str) and h.strip()), "")
+        # Earlier questions, oldest first: plain strings, or (question, answer) turns as the app keeps them.
+        asked = [h if isinstance(h, str) else h[0] for h in history if isinstance(h, (str, tuple, list)) and h]
+        previous_text = next((h for h in reversed(asked) if isinstance(h, str) and h.strip()), "")
         if not previous_text:
             return query, ""
         previous = understand(previous_text, self.vocabulary, self.known_words)

@@ -8,7 +8,9 @@ check word for word, do not depend on the encoder.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -26,6 +28,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 ARTIFACTS = REPO / "artifacts"
 START_TIMEOUT = 120
+CONTACT = "City of Cotati Planning Department, (707) 555-0100"
 
 # (question, the answer's first line as rendered, a section it must cite)
 KNOWN = [
@@ -64,8 +67,11 @@ def server():
     """`python app.py` on a free port; yields its URL once the page and the index are ready."""
     port = _free_port()
     index_dir = tempfile.mkdtemp(prefix="cotati-app-index-")
-    env = {**os.environ, "COTATI_HOST": "127.0.0.1", "COTATI_PORT": str(port), "COTATI_EMBED_MODEL": "hash:64",
-           "COTATI_INDEX_DIR": index_dir, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1"}
+    # GRADIO_SERVER_PORT, not COTATI_PORT: what hosting platforms set is honoured when no flag or COTATI_* is given.
+    env = {**{k: v for k, v in os.environ.items() if k not in ("COTATI_PORT", "COTATI_HOST")},
+           "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port), "COTATI_EMBED_MODEL": "hash:64",
+           "COTATI_INDEX_DIR": index_dir, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1",
+           "COTATI_PLANNING_CONTACT": CONTACT}
     log = tempfile.NamedTemporaryFile("w+", prefix="cotati-app-", suffix=".log", delete=False)
     child = subprocess.Popen([sys.executable, "app.py"], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
@@ -129,7 +135,7 @@ def test_section_lookup_returns_the_section_text(client):
     [("§ 17.30.030", "§ 17.30.030 Fences, walls, and screening", "Table 3-2"),
      ("Table 3-7", "§ 17.36.050", "Table 3-7"),
      ("17.99.999", "§ 17.99.999 is not in these documents.", ""),
-     ("a fence", "Type a section number (17.44.065) or a table (Table 2-4).", "")],
+     ("a fence", "Type a chapter (17.44), a section (17.44.065), a subsection (17.36.040(E)) or a table (Table 2-4).", "")],
 )
 def test_section_lookup_by_number_table_or_refusal(client, query, first_line, words):
     text = client.predict(query, api_name="/section")
@@ -165,13 +171,15 @@ def test_same_question_same_markdown(client):
 
 def test_question_length_is_limited_in_the_server(client):
     markdown = client.predict("Can I build " + "x" * 5000, api_name="/ask")
-    assert markdown == "**The question is 5,012 characters long; the limit is 2,000.**"
+    assert markdown == "**The question is 5,012 characters long; the limit is 2,000. Please shorten it and ask again.**"
 
 
 def test_out_of_scope_question_is_declined(client):
     markdown = client.predict("What is the weather in Paris?", api_name="/ask")
     assert markdown.startswith("**The Cotati code documents in this corpus do not answer this question.**")
     assert "**Citations**" not in markdown
+    assert not re.search(r"\d{3}:(PREAMBLE|SECTION)", markdown), "refusals name sections, never internal ids"
+    assert f"Ask the Planning Department: {CONTACT}" in markdown.replace("\\", "")
 
 
 @pytest.mark.parametrize("path", ["app.py", "corpus/cotati/manifest.json", "/etc/passwd", "../../etc/hostname"])
@@ -220,64 +228,157 @@ def _wait(predicate, timeout=30.0, what="condition"):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def test_browser_types_a_question_and_reads_the_answer(server, browser):
+def _axe(browser, view: str) -> None:
+    """axe-core (bundled by selenium-axe-python, injected from local disk): no serious or critical violation."""
+    import importlib.resources
+
+    script = (importlib.resources.files("selenium_axe_python") / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
+    browser.execute_script(script)
+    result = browser.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})"
+        ".then(r => done({passes: r.passes.length, violations: r.violations.map(v => ({id: v.id, impact: v.impact,"
+        " nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))}))"
+        ".catch(e => done({error: String(e)}));")
+    assert "error" not in result, result
+    assert result["passes"] > 10, "axe-core did not run its checks"
+    bad = [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
+    assert bad == [], f"{view}: {json.dumps(bad, indent=1)}"
+
+
+def _viewport(browser, width: int, height: int) -> None:
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+
+
+def _in_view(browser, element) -> bool:
+    return browser.execute_script(
+        "const r = arguments[0].getBoundingClientRect(); return r.height > 0 && r.top >= 0 && r.top < window.innerHeight - 10;",
+        element)
+
+
+LONG_ANSWER = "What is the TOC district?"  # a passage answer: several long reasons and two sources
+
+
+@pytest.mark.parametrize("width,height,name", [(1366, 768, "laptop"), (390, 844, "phone")])
+def test_browser_answer_first(server, browser, width, height, name):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    browser.get(server)
-    box = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#question textarea"), what="the question box")[0]
-    assert browser.find_element(By.CSS_SELECTOR, "#question label").text.strip().startswith("Your question")
-    assert "not legal advice" in browser.find_element(By.ID, "disclaimer").text
-    # Keyboard only: Tab from the top of the page to the question box, type, press Enter.
-    for _ in range(40):
-        if browser.execute_script("return !!document.activeElement && !!document.activeElement.closest('#question')"):
-            break
-        browser.switch_to.active_element.send_keys(Keys.TAB)
-    else:
-        raise AssertionError("the question box cannot be reached with the Tab key")
-    browser.switch_to.active_element.send_keys("Can I open a bar on East Cotati Avenue?")
-    browser.switch_to.active_element.send_keys(Keys.ENTER)
-    chat = browser.find_element(By.ID, "chat")
-    _wait(lambda: "A use permit (UP) is required." in chat.text, what="the answer in the chat")
-    text = chat.text
-    assert "Bar, tavern in CE (Commercial - East Cotati Avenue Corridor): UP (Table 2-3, § 17.22.020)." in text
-    assert "Citations" in text and "§ 17.22.020 Allowable land uses and planning permit requirements, Table 2-3" in text
-    live = browser.find_element(By.ID, "answer-live")
-    assert live.get_attribute("aria-live") == "polite" and live.get_attribute("role") == "status"
-    assert "A use permit (UP) is required." in live.get_attribute("textContent")
-    assert box.get_attribute("value") == ""
-    outside = browser.execute_script(
-        "return performance.getEntriesByType('resource').map(e => e.name).filter(n => !n.startsWith(arguments[0]))", server)
-    assert outside == [], "the page must work offline: nothing fetched from other hosts"
-    ARTIFACTS.mkdir(exist_ok=True)
-    browser.execute_script("window.scrollTo(0, 0)")
-    browser.save_screenshot(str(ARTIFACTS / "app-desktop.png"))
-
-    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                            {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    _viewport(browser, width, height)
     try:
-        time.sleep(0.5)
-        width = browser.execute_script("return document.documentElement.scrollWidth")
-        assert width <= 390, f"the page scrolls sideways at phone width ({width}px)"
-        assert "A use permit (UP) is required." in chat.text
-        browser.save_screenshot(str(ARTIFACTS / "app-phone.png"))
+        browser.get(server)
+        box = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#question textarea"), what="the question box")[0]
+        assert _in_view(browser, box), "the question box must be on the first screen"
+        examples = browser.find_elements(By.CSS_SELECTOR, "#examples button")
+        assert examples and _in_view(browser, examples[0]), "the examples must be on the first screen"
+        assert browser.find_element(By.CSS_SELECTOR, "#question label").text.strip().startswith("Your question")
+        assert "not legal advice" in browser.find_element(By.ID, "disclaimer").text
+        chat = browser.find_element(By.ID, "chat")
+        if name == "laptop":
+            # Keyboard only: Tab from the top of the page to the question box.
+            browser.find_element(By.TAG_NAME, "body").click()
+            for _ in range(40):
+                if browser.execute_script("return !!document.activeElement && !!document.activeElement.closest('#question')"):
+                    break
+                browser.switch_to.active_element.send_keys(Keys.TAB)
+            else:
+                raise AssertionError("the question box cannot be reached with the Tab key")
+            # An empty submit does nothing.
+            browser.switch_to.active_element.send_keys(Keys.ENTER)
+            time.sleep(1.0)
+            assert not browser.find_elements(By.CSS_SELECTOR, "#chat .turn")
+        box.send_keys("Can I open a bar on East Cotati Avenue?")
+        box.send_keys(Keys.ENTER)
+        _wait(lambda: "A use permit (UP) is required." in chat.text, what="the first answer")
+        assert box.get_attribute("value") == ""
+        box.send_keys(LONG_ANSWER)
+        box.send_keys(Keys.ENTER)
+        headline = _wait(lambda: [h for h in browser.find_elements(By.CSS_SELECTOR, "#chat .turn.latest .headline")
+                                  if "TOC" in h.text or "Transit" in h.text], what="the long answer")[0]
+        _wait(lambda: _in_view(browser, headline), timeout=5, what="the new answer's first line in view")
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#chat .turn")) == 2
+        live = browser.find_element(By.ID, "answer-live")
+        assert live.get_attribute("aria-live") == "polite" and live.get_attribute("role") == "status"
+        width_now = browser.execute_script("return document.documentElement.scrollWidth")
+        assert width_now <= width, f"the page scrolls sideways ({width_now}px)"
+        outside = browser.execute_script(
+            "return performance.getEntriesByType('resource').map(e => e.name).filter(n => !n.startsWith(arguments[0]))", server)
+        assert outside == [], "the page must work offline: nothing fetched from other hosts"
+        ARTIFACTS.mkdir(exist_ok=True)
+        browser.save_screenshot(str(ARTIFACTS / f"app-{name}.png"))
+        if name == "laptop":
+            _axe(browser, "chat")
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
-def test_browser_opens_a_cited_section_with_the_quote_highlighted(server, browser):
+def test_browser_long_question_is_refused_whole(server, browser):
     from selenium.webdriver.common.by import By
 
-    browser.get(server + "?section=17.44.065")
-    view = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#jump-view .section-view"), what="the section view")[0]
-    assert "§ 17.44.065 Limited Waiver to Avoid Prohibitions of Service" in view.text
+    browser.get(server)
+    box = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#question textarea"), what="the question box")[0]
+    text = "Can I build " + "a very large garden shed " * 137  # 3,300 characters
+    browser.execute_script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input', {bubbles: true}));",
+                           box, text)
+    assert len(box.get_attribute("value")) == len(text), "the box must not cut the question"
+    browser.find_element(By.ID, "ask-button").click()
+    headline = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#chat .turn.latest .headline"), what="the refusal")[0]
+    assert headline.text == f"The question is {len(text):,} characters long; the limit is 2,000. Please shorten it and ask again."
+
+
+def test_browser_citation_opens_the_section_with_the_quote_in_view(server, browser):
+    from selenium.webdriver.common.by import By
+
     browser.get(server)
     _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#examples button"), what="the example buttons")
-    button = next(b for b in browser.find_elements(By.CSS_SELECTOR, "#examples button") if "ADU" in b.text)
-    button.click()
-    chat = browser.find_element(By.ID, "chat")
-    _wait(lambda: "Permitted (P); a zoning clearance is required." in chat.text, what="the example's answer")
-    browser.find_element(By.CSS_SELECTOR, "#cited-sections button").click()
-    marks = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#cite-view mark"), what="the highlighted quote")
-    assert "Accessory dwelling unit" in marks[0].text
+    next(b for b in browser.find_elements(By.CSS_SELECTOR, "#examples button") if "TOC" in b.text).click()
+    links = _wait(lambda: [a for a in browser.find_elements(By.CSS_SELECTOR, "#chat .turn.latest a.cite") if "17.20.030" in a.text],
+                  what="a citation of § 17.20.030")
+    links[0].click()
+    mark = _wait(lambda: [m for m in browser.find_elements(By.CSS_SELECTOR, "#reader .section-view[data-section='17.20.030'] mark")],
+                 what="the quoted words in the reader")[0]
+    _wait(lambda: _in_view(browser, mark), timeout=5, what="the quote scrolled into view")
+    assert "TOC" in mark.text or "Transit" in mark.text
+    assert "section=17.20.030" in browser.current_url and re.search(r"#q\d+$", browser.current_url)
+    assert browser.find_elements(By.CSS_SELECTOR, "#reader .section-text .b-item, #reader .section-text .b-para")
+    ARTIFACTS.mkdir(exist_ok=True)
     browser.save_screenshot(str(ARTIFACTS / "app-cited-section.png"))
+    # The shareable URL opens the same section with the cited block in view.
+    shared = browser.current_url
+    browser.get("about:blank")
+    browser.get(shared)
+    cited = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#jump-view .section-view .cited"), what="the shared block")[0]
+    _wait(lambda: _in_view(browser, cited), timeout=5, what="the shared block in view")
+
+
+def test_browser_table_grid_cell_provenance_and_browse(server, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    browser.get(server + "?section=17.22.020&table=2-3")
+    grid = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#jump-view table.grid"), what="Table 2-3 as a grid")[0]
+    headers = [th.text for th in grid.find_elements(By.CSS_SELECTOR, "thead th")]
+    assert headers[0] == "Land use" and "CE" in headers
+    assert grid.find_element(By.CSS_SELECTOR, "thead th").value_of_css_property("position") == "sticky"
+    bar = next(b for b in grid.find_elements(By.CSS_SELECTOR, "button.cell")
+               if b.get_attribute("aria-label").startswith("Bar, tavern, CE: UP"))
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", bar)
+    bar.click()
+    info = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#staff-cell .cell-info"), what="the cell's provenance")[0]
+    assert "Bar, tavern — CE" in info.text and "Stated by" in info.text and "2023-11-06" in info.text
+    assert "Source line" in info.text
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.save_screenshot(str(ARTIFACTS / "app-table-grid.png"))
+    _axe(browser, "a rendered table")
+    # Browse: a chapter number lists its sections; the land-use finder knows everyday words.
+    jump = browser.find_element(By.CSS_SELECTOR, "#jump textarea, #jump input")
+    jump.clear()
+    jump.send_keys("17.44")
+    jump.send_keys(Keys.ENTER)
+    _wait(lambda: "§ 17.44.065 Limited Waiver" in browser.find_element(By.ID, "jump-view").text, what="chapter 17.44 listed")
+    finder = browser.find_element(By.CSS_SELECTOR, "#use-find textarea, #use-find input")
+    finder.send_keys("gym")
+    finder.send_keys(Keys.ENTER)
+    _wait(lambda: "Health/fitness facility" in browser.find_element(By.ID, "use-results").text, what="gym -> its row")
+    _axe(browser, "staff tab")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -215,14 +216,16 @@ def test_too_long_question_is_refused_before_any_work(loaded):
 
     engine = _engine(loaded, never)
     answer = engine.ask("y" * 2001)
-    assert answer.route == "invalid" and answer.answer == "The question is 2,001 characters long; the limit is 2,000."
+    assert answer.route == "invalid" and answer.answer == ("The question is 2,001 characters long; the limit is 2,000. "
+                                                           "Please shorten it and ask again.")
 
 
 # -- settings and imports --------------------------------------------------------------------
 def test_settings_default_to_this_machine_only(monkeypatch):
     from webapp.server import parse_args
 
-    for name in ("COTATI_HOST", "COTATI_PORT", "COTATI_CONCURRENCY", "COTATI_QUEUE_SIZE"):
+    for name in ("COTATI_HOST", "COTATI_PORT", "COTATI_CONCURRENCY", "COTATI_QUEUE_SIZE", "GRADIO_SERVER_NAME",
+                 "GRADIO_SERVER_PORT", "COTATI_PLANNING_CONTACT"):
         monkeypatch.delenv(name, raising=False)
     args = parse_args([])
     assert (args.host, args.port, args.concurrency, args.queue_size) == ("127.0.0.1", 7860, 4, 64)
@@ -233,6 +236,23 @@ def test_settings_default_to_this_machine_only(monkeypatch):
     monkeypatch.setenv("COTATI_PORT", "eighty")
     with pytest.raises(SystemExit):
         parse_args([])
+
+
+def test_gradio_server_variables_are_honoured_below_flags_and_cotati_variables(monkeypatch):
+    from webapp.server import parse_args
+
+    for name in ("COTATI_HOST", "COTATI_PORT", "GRADIO_SERVER_NAME", "GRADIO_SERVER_PORT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GRADIO_SERVER_NAME", "0.0.0.0")
+    monkeypatch.setenv("GRADIO_SERVER_PORT", "7911")
+    assert (parse_args([]).host, parse_args([]).port) == ("0.0.0.0", 7911)
+    monkeypatch.setenv("COTATI_PORT", "8000")
+    monkeypatch.setenv("COTATI_HOST", "127.0.0.1")
+    assert (parse_args([]).host, parse_args([]).port) == ("127.0.0.1", 8000)
+    assert parse_args(["--port", "9000"]).port == 9000
+    assert parse_args([]).planning_contact == ""
+    monkeypatch.setenv("COTATI_PLANNING_CONTACT", "Planning Department, 707-555-0100")
+    assert parse_args([]).planning_contact == "Planning Department, 707-555-0100"
 
 
 def test_importing_app_loads_nothing_heavy():
@@ -250,3 +270,99 @@ def test_engine_answers_standards_questions_as_the_assistant_does():
     answer = engine.ask("What is the height limit in the TOC zone?")
     assert answer.route == "standards"
     assert answer.first_line == "Maximum height in TOC: 45 ft.; 55 ft. with use permit"
+
+
+# -- section structure, pages, the engine's browsing ------------------------------------------
+from webapp import pages, structure  # noqa: E402
+
+STRUCTURED = ("17.1.010 Parking rules. In this chapter, parking means\nthe storage of cars.\n\n"
+              "A. Location. Spaces shall be on site.\n1. Near the door.\na. Paved. b. Marked.\n2. Lit.\n"
+              "B. Timing. Before occupancy.\nTable 3-2\nFence heights\nFront 42 in.\nNotes:\n(1) Open fences.")
+
+
+def test_blocks_lay_out_subsections_and_tables():
+    laid = structure.blocks(STRUCTURED, "17.1.010", "Parking rules")
+    shown = [(b.kind, b.path, STRUCTURED[b.start:b.end].split("\n")[0][:18]) for b in laid]
+    assert shown == [
+        ("heading", (), "17.1.010 Parking r"), ("para", (), "In this chapter, p"),
+        ("item", ("A",), "A. Location. Space"), ("item", ("A", "1"), "1. Near the door."),
+        ("item", ("A", "1", "a"), "a. Paved."), ("item", ("A", "1", "b"), "b. Marked."),
+        ("item", ("A", "2"), "2. Lit."), ("item", ("B",), "B. Timing. Before "),
+        ("table", (), "Table 3-2"), ("notes", (), "Notes:"), ("item", ("B", "1"), "(1) Open fences."),
+    ]
+    assert laid[8].table == "3-2"
+    assert structure.subsection_anchor(laid, ("A", "1")) == 4
+    assert structure.anchor_of(laid, STRUCTURED.index("Marked")) == 6
+
+
+def test_section_view_marks_the_quote_and_lays_out_levels():
+    class S:
+        id, title, document, date, pages, excerpt, ordinance_section = "17.1.010", "Parking rules", "001", "2026-08-11", (2,), False, ""
+        text = STRUCTURED
+
+    page = pages.section_view(S, "Ord", "Cite", quote="Near the door.", grids={"3-2": "17.30.030"})
+    assert '<mark class="quote" data-scroll-to="center">Near the door.</mark>' in page
+    assert 'class="b-item lvl-2" data-anchor="q4"' in page
+    assert "Open Table 3-2 as a grid" in page and "section=17.30.030&amp;table=3-2" in page
+    sub = pages.section_view(S, "Ord", "Cite", subsection=("B",))
+    assert 'class="b-item lvl-1 cited" data-anchor="q8" data-scroll-to="center"' in sub
+
+
+def test_answer_card_headline_sources_follow_ups_and_no_internal_ids():
+    answer = Answer(question="q", abstained=False, route="permit",
+                    answer="A use permit (UP) is required.\nRead as: use Bar, tavern; district CE\nNote (3): See § 17.42.165, "
+                           "Retail use maximum floor area.\nSource: § 17.22.020",
+                    citations=(Citation("17.22.020", "Allowable land uses", "000", "2023-11-06", "Bar UP", "Table 2-3", "SECTION 5"),))
+    # The lead's answer fields (confidence, clarify) read with getattr, so any object carrying them renders.
+    extra = type("A", (), {**{k: getattr(answer, k) for k in ("question", "answer", "abstained", "citations", "lookups", "route")},
+                           "confidence": 0.91, "clarify": ["Can I open a bar in the CD district?"]})
+    page = pages.answer_card(3, extra, label, lambda s: s != "17.42.165", [], latest=True, anchors=[5])
+    assert '<h3 class="headline" id="turn-3-head" data-scroll-to="start">A use permit (UP) is required.</h3>' in page
+    assert '<p class="read-as">Read as: use Bar, tavern; district CE</p>' in page
+    assert "How sure: high (0.91)" in page
+    assert 'class="not-in-corpus"' in page and "Source:" not in page
+    assert 'href="?section=17.22.020&amp;doc=000#q5"' in page and "Table 2-3" in page
+    assert '<button type="button" class="follow"' in page and "Can I open a bar in the CD district?" in page
+    refusal = Answer(question="q", abstained=True, route="abstain", nearest=("000:PREAMBLE", "17.36.090"),
+                     answer="The Cotati code documents in this corpus do not answer this question.\n"
+                            "Nearest sections: 000:PREAMBLE, 17.36.090.\nPlease ask the City of Cotati Planning Department.")
+    nearest = [("000:PREAMBLE", "Telecommunications facilities ordinance, preamble", True),
+               ("17.36.090", "§ 17.36.090 Parking design and development standards", True)]
+    page = pages.answer_card(0, refusal, label, lambda s: True, nearest, contact="Planning, 707-555-0100")
+    text = re.sub(r"<[^>]+>", " ", page)
+    assert "000:PREAMBLE" not in text and "§ 17.36.090 Parking design and development standards" in text
+    assert "Ask the Planning Department: Planning, 707-555-0100" in text and "Please ask the City" not in text
+    markdown = views.answer_markdown(refusal, label, nearest=nearest)
+    assert "000:PREAMBLE" not in markdown and "Telecommunications facilities ordinance, preamble" in markdown
+
+
+def test_interpretation_dict_becomes_a_read_as_line():
+    line = pages.interpretation_line({"use": [{"label": "Bar, tavern", "words": "bar"}], "districts": ["CE"]})
+    assert line == "Read as: use Bar, tavern (“bar”); districts CE"
+
+
+def test_engine_browses_chapters_subsections_tables_and_uses(loaded):
+    engine = _engine(loaded, lambda progress: None)
+    chapter = engine.lookup("17.44")
+    assert chapter.kind == "chapter" and [s.id for s in chapter.sections][:2] == ["17.44.010", "17.44.020"]
+    sub = engine.lookup("17.36.040(E)(1)")
+    assert sub.kind == "section" and sub.subsection == ("E", "1")
+    assert {(s, t) for s, t, _ in engine.grid_list() if t == "2-4"} == {("17.22.020", "2-4"), ("17.24.020", "2-4")}
+    grid = engine.grid("17.22.020", "2-3")
+    assert grid.kind == "permit" and "CE" in grid.columns and ("Retail Trade", "Bar, tavern") in grid.rows
+    assert grid.cells[("Retail Trade", "Bar, tavern", "CE")].cell.value == "UP"
+    assert engine.resolve_uses("gym")[0][:2] == ("2-3", "Health/fitness facility")
+    assert ("2-2", "Accessory dwelling unit") in [r[:2] for r in engine.resolve_uses("granny unit")]
+    assert engine.referenced_title("17.42.165") == "Retail use maximum floor area"
+    assert engine.section_label("000:PREAMBLE") == ("Telecommunications facilities ordinance, preamble", True)
+    assert engine.section_label("17.42.165") == ("§ 17.42.165 Retail use maximum floor area", False)
+
+
+def test_grid_view_and_cell_provenance(loaded):
+    engine = _engine(loaded, lambda progress: None)
+    grid = engine.grid("17.22.020", "2-3")
+    page = pages.grid_view(grid, engine.district_name, engine.document_label, ("Bar, tavern",))
+    assert '<th scope="col"><abbr title="' in page and 'data-scroll-to="center"' in page
+    assert page.count('<button type="button" class="cell') == len(grid.cells)
+    info = pages.cell_info(grid.cells[("Retail Trade", "Bar, tavern", "CE")], engine.district_name, engine.document_label)
+    assert "Stated by" in info and "Source line" in info and "Earlier statements" in info

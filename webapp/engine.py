@@ -25,8 +25,13 @@ MAX_LOOKUP_CHARS = 100
 ANSWER_CACHE = 512
 
 SECTION_ID = re.compile(r"\b(\d{1,2}\.\d{2}\.\d{3})\b")  # 17.44.065 and 3.42.040
+SUBSECTION = re.compile(r"^\s*(?:§\s*)?(\d{1,2}\.\d{2}\.\d{3})\s*((?:\(\s*[A-Za-z0-9]{1,4}\s*\))+|[A-Z](?:\d{1,2})?)\s*$")
+CHAPTER_ID = re.compile(r"^\s*(?:chapter\s*)?(\d{1,2}\.\d{2})\s*$", re.I)
 ORDINANCE_PART = re.compile(r"^\s*(\d{3}):(PREAMBLE|SECTION-\d+)\s*$", re.I)
 TABLE_ID = re.compile(r"^\s*(?:tables?\s*)?(\d{1,2}-\d{1,2})\s*$", re.I)
+
+
+LOOKUP_HINT = "Type a chapter (17.44), a section (17.44.065), a subsection (17.36.040(E)) or a table (Table 2-4)."
 
 
 class IndexUnavailable(SearchUnavailable):
@@ -62,10 +67,31 @@ class Lookup:
     """What the jump box found: the sections to show (the first is shown), or why nothing."""
 
     query: str
-    kind: str  # section | table | none
+    kind: str  # section | table | chapter | none
     sections: tuple = ()
     message: str = ""
     table: str = ""
+    chapter: str = ""
+    subsection: tuple = ()  # ("E", "1") for 17.36.040(E)(1)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """One table of one section as a grid: rows and columns in printed order, effective cells."""
+
+    section: str
+    table: str
+    title: str  # the section's title
+    kind: str  # permit | standard
+    columns: tuple
+    rows: tuple  # (category, row)
+    cells: dict  # (category, row, column) -> EffectiveCell (a label may stand under two categories)
+    notes: tuple = ()  # (number, text) of the table's footnotes
+    documents: tuple = ()  # documents its effective cells come from, oldest first
+
+    def summary(self, document_label) -> str:
+        sources = ", ".join(document_label(d) for d in self.documents)
+        return f"{len(self.rows)} rows × {len(self.columns)} columns; effective cells from {sources}"
 
 
 @dataclass
@@ -77,17 +103,22 @@ class Engine:
     echo: Callable[[str], None] | None = None
     status: IndexStatus = field(default_factory=IndexStatus)
     standards: object = None  # assistant.standards.StandardsTables: height, parking, fences ... answers
+    calibration: object = None  # assistant.confidence.Calibration; None: the one fitted on dev, as the CLI uses
 
     def __post_init__(self):
+        from assistant import confidence
         from assistant.service import Assistant
 
-        self.assistant = Assistant(self.corpus, self.tables, self._searcher, self.standards)
+        calibration = self.calibration if self.calibration is not None else confidence.load()
+        self.assistant = Assistant(self.corpus, self.tables, self._searcher, self.standards, calibration)
         self._ready = threading.Event()
         self._finished = threading.Event()
         self._searcher_obj = None
         self._lock = threading.Lock()
         self._answers: OrderedDict[str, object] = OrderedDict()
         self._thread: threading.Thread | None = None
+        self._grids: dict[tuple[str, str], Grid] | None = None
+        self._referred: dict[str, list] | None = None
 
     # -- loading -------------------------------------------------------------------------------
     @classmethod
@@ -168,8 +199,11 @@ class Engine:
         raise IndexUnavailable(self.status.text())
 
     # -- answers -------------------------------------------------------------------------------
-    def ask(self, question: object):
-        """The assistant's Answer; the same question gives the same Answer (cached)."""
+    def ask(self, question: object, history: list | None = None):
+        """The assistant's Answer; the same question gives the same Answer (cached).
+
+        ``history``: earlier (question, answer) turns, passed on when the assistant takes them
+        (follow-up questions); an assistant without that parameter answers the question alone."""
         from index import EncoderError, IndexStoreError
 
         from assistant.types import Answer
@@ -178,14 +212,17 @@ class Engine:
             # Refused before any work: the text is not even tidied.
             return Answer(question=question[:MAX_QUESTION_CHARS], abstained=True, route="invalid",
                           answer=f"The question is {len(question):,} characters long; the limit is "
-                                 f"{MAX_QUESTION_CHARS:,}.")
+                                 f"{MAX_QUESTION_CHARS:,}. Please shorten it and ask again.")
+        takes_history = bool(history) and self._takes_history()
         key = question if isinstance(question, str) else repr(question)
+        if takes_history:
+            key = repr((key, [q for q, _ in history[-4:]]))
         with self._lock:
             if key in self._answers:
                 self._answers.move_to_end(key)
                 return self._answers[key]
         try:
-            answer = self.assistant.ask(question)
+            answer = self.assistant.ask(question, history=list(history[-4:])) if takes_history else self.assistant.ask(question)
         except (IndexUnavailable, IndexStoreError, EncoderError) as error:
             return Answer(question=str(question), abstained=True, route="unavailable",
                           answer=f"This question needs the search index, which is not available yet. {error} "
@@ -195,6 +232,14 @@ class Engine:
             while len(self._answers) > ANSWER_CACHE:
                 self._answers.popitem(last=False)
         return answer
+
+    def _takes_history(self) -> bool:
+        import inspect
+
+        try:
+            return "history" in inspect.signature(self.assistant.ask).parameters
+        except (TypeError, ValueError):
+            return False
 
     # -- sections ------------------------------------------------------------------------------
     def section(self, section_id: str, document: str | None = None):
@@ -219,7 +264,7 @@ class Engine:
     def lookup(self, text: object) -> Lookup:
         """Jump box: a section number (17.44.065, § 17.44.065, 001:SECTION-17) or a table (Table 2-4, 2-4)."""
         if not isinstance(text, str) or not text.strip():
-            return Lookup(str(text or ""), "none", message="Type a section number (17.44.065) or a table (Table 2-4).")
+            return Lookup(str(text or ""), "none", message=LOOKUP_HINT)
         query = " ".join(text.split())[:MAX_LOOKUP_CHARS]
         if len(text) > MAX_LOOKUP_CHARS:
             return Lookup(query, "none", message=f"That is {len(text):,} characters; a section or table number is short "
@@ -238,13 +283,189 @@ class Engine:
                 return Lookup(query, "none", message=f"Table {table.group(1)} is not printed in these documents.",
                               table=table.group(1))
             return Lookup(query, "table", tuple(holders), table=table.group(1))
+        chapter = CHAPTER_ID.match(query)
+        if chapter:
+            return Lookup(query, "chapter", tuple(self.chapter_sections(chapter.group(1))), chapter=chapter.group(1))
+        sub = SUBSECTION.match(query)
+        if sub:
+            path = tuple(re.findall(r"[A-Za-z0-9]+", sub.group(2))) if "(" in sub.group(2) else tuple(
+                p for p in re.match(r"([A-Z])(\d*)", sub.group(2)).groups() if p)
+            found = self.corpus.section(sub.group(1))
+            if found is None:
+                return Lookup(query, "none", message=f"§ {sub.group(1)} is not in these documents.")
+            return Lookup(query, "section", (found,), subsection=path)
         number = SECTION_ID.search(query)
         if number:
             found = self.corpus.section(number.group(1))
             if found is None:
                 return Lookup(query, "none", message=f"§ {number.group(1)} is not in these documents.")
             return Lookup(query, "section", (found,))
-        return Lookup(query, "none", message="Type a section number (17.44.065) or a table (Table 2-4).")
+        return Lookup(query, "none", message=LOOKUP_HINT)
+
+    def chapter_sections(self, chapter: str) -> list:
+        """The latest statement of each section of chapter ``17.44``, by number."""
+        found = [s for s in self.corpus.latest.values() if ":" not in s.id and s.id.rsplit(".", 1)[0] == chapter]
+        return sorted(found, key=lambda s: tuple(int(p) for p in s.id.split(".")))
+
+    def referred_only(self, chapter: str = "") -> list[tuple[str, str]]:
+        """(id, title where known) of sections the documents refer to but do not print."""
+        return [(sid, self.referenced_title(sid)) for sid in sorted(self._references(), key=_id_key)
+                if self.corpus.section(sid) is None and (not chapter or sid.rsplit(".", 1)[0] == chapter)]
+
+    def _references(self) -> dict[str, list]:
+        if self._referred is None:
+            referred: dict[str, list] = {}
+            for section in self.corpus.sections:
+                for found in REFERENCE.finditer(section.text):
+                    holders = referred.setdefault(found.group(1), [])
+                    if section not in holders:
+                        holders.append(section)
+            self._referred = referred
+        return self._referred
+
+    def referenced_title(self, section_id: str) -> str:
+        """The title the code gives a section where it refers to it ("See § 17.42.165, Retail use
+        maximum floor area."), "" when no reference names it."""
+        section = self.corpus.section(section_id)
+        if section is not None:
+            return section.title
+        pattern = re.compile(re.escape(section_id) + r"(?:\([A-Za-z0-9]+\))*\s*(?:,\s*|\s*\()([A-Z][A-Za-z ,/'’-]{3,80}?)(?:[.)]|$)", re.M)
+        for holder in self._references().get(section_id, []):
+            found = pattern.search(holder.text)
+            if found:
+                return found.group(1).strip().rstrip(",")
+        return ""
+
+    def referrers(self, section_id: str) -> list:
+        return list(self._references().get(section_id, []))
+
+    def section_label(self, section_id: str) -> tuple[str, bool]:
+        """How a section is named to people ("§ 17.36.090 Title", "<ordinance>, Section 17: Title"),
+        and whether these documents print it. Never an internal id such as 000:PREAMBLE."""
+        from .pages import section_label
+
+        section = self.corpus.section(section_id)
+        if section is None:
+            return f"§ {section_id} {self.referenced_title(section_id)}".strip(), False
+        return section_label(section.id, section.title, self.document_label(section.document)), True
+
+    def toc(self) -> list:
+        """[(document label, date, [(chapter or "", [(section id, label, document)])])], oldest document first."""
+        out = []
+        for document in self.documents():
+            chapters: dict[str, list] = {}
+            for section in self.corpus.sections:
+                if section.document != document.id:
+                    continue
+                chapter = "" if ":" in section.id else section.id.rsplit(".", 1)[0]
+                label = section.title if ":" in section.id else f"§ {section.id} {section.title}"
+                if ":" in section.id:
+                    part = section.id.split(":", 1)[1]
+                    label = "Preamble" if part == "PREAMBLE" else f"Section {part.split('-', 1)[-1]}: {section.title}"
+                chapters.setdefault(chapter, []).append((section.id, label, section.document))
+            ordered = sorted(chapters.items(), key=lambda item: (item[0] == "", _id_key(item[0]) if item[0] else ()))
+            for _, sections in ordered:
+                sections.sort(key=lambda s: _id_key(s[0]))
+            out.append((self.document_label(document.id), document.date, ordered))
+        return out
+
+    # -- tables as grids -----------------------------------------------------------------------
+    def grids(self) -> dict[tuple[str, str], Grid]:
+        """Every parsed table, keyed by (section, table); built once from the corpus (about 0.2 s)."""
+        if self._grids is None:
+            from ingest.tables import build_tables
+
+            table_set = build_tables(self.corpus.sections)
+            by_key: dict[tuple[str, str], list] = {}
+            for entry in table_set.effective:
+                by_key.setdefault((entry.cell.section, entry.cell.table), []).append(entry)
+            grids = {}
+            for (section_id, table), entries in by_key.items():
+                columns, rows, cells = [], [], {}
+                for entry in entries:
+                    cell = entry.cell
+                    if cell.column not in columns:
+                        columns.append(cell.column)
+                    if (cell.category, cell.row) not in rows:
+                        rows.append((cell.category, cell.row))
+                    cells[(cell.category, cell.row, cell.column)] = entry
+                notes: dict[str, str] = {}
+                for version in sorted((v for v in table_set.versions if (v.section, v.table) == (section_id, table)),
+                                      key=lambda v: (v.date, v.document), reverse=True):
+                    for note in version.notes:
+                        if note.text:
+                            notes.setdefault(note.number, note.text)
+                for entry in entries:
+                    for note in entry.cell.footnotes:
+                        if note.text:
+                            notes.setdefault(note.number, note.text)
+                documents = sorted({e.cell.document for e in entries}, key=lambda d: (self._date_of(d), d))
+                section = self.corpus.section(section_id)
+                grids[(section_id, table)] = Grid(
+                    section_id, table, section.title if section else "", entries[0].cell.kind, tuple(columns), tuple(rows),
+                    cells, tuple(sorted(notes.items(), key=lambda i: (not i[0].isdigit(), int(i[0]) if i[0].isdigit() else 0, i[0]))),
+                    tuple(documents))
+            self._grids = grids
+        return self._grids
+
+    def _date_of(self, document: str) -> str:
+        info = self.corpus.documents.get(document)
+        return info.date if info else ""
+
+    def grid(self, section_id: str, table: str) -> Grid | None:
+        return self.grids().get((section_id, table))
+
+    def grid_list(self) -> list[tuple[str, str, str]]:
+        """(section, table, section title) of every grid, by table number then section."""
+        return sorted(((g.section, g.table, g.title) for g in self.grids().values()),
+                      key=lambda g: (_table_key(g[1]), _id_key(g[0])))
+
+    def grids_of(self, section_id: str) -> dict[str, str]:
+        """Table number -> section, for the grids of tables a section prints (the section itself first)."""
+        out = {}
+        for section, table in self.grids():
+            if section == section_id:
+                out[table.split(" ")[0]] = section
+        return out
+
+    def cell_entry(self, section_id: str, table: str, row: str, column: str, category: str = ""):
+        grid = self.grid(section_id, table)
+        return grid.cells.get((category, row, column)) if grid else None
+
+    # -- land uses -----------------------------------------------------------------------------
+    def resolve_uses(self, text: str, limit: int = 12) -> list[tuple[str, str, str]]:
+        """(table, row, section) of the permit-table rows a land-use phrase names, best first.
+
+        The one place the app resolves everyday words to table rows: today it asks the assistant's
+        understanding (its synonyms: "gym" -> Health/fitness facility) and its row matcher, then
+        adds rows whose label contains the words as typed. Point this at the assistant's own
+        resolver when it offers one."""
+        if not isinstance(text, str) or not text.strip():
+            return []
+        phrase = " ".join(text.split())[:MAX_LOOKUP_CHARS]
+        found: list[tuple[str, str]] = []
+        resolver = getattr(self.assistant, "resolve_uses", None)
+        if callable(resolver):
+            found.extend((m.table, m.row) if hasattr(m, "row") else tuple(m)[:2] for m in resolver(phrase))
+        else:
+            from assistant.understand import understand
+
+            query = understand(phrase, self.assistant.vocabulary, self.assistant.known_words)
+            found.extend((m.table, m.row) for m in self.tables.match(query.normalized, synonyms=" ".join(query.land_uses)))
+        words = [w for w in re.findall(r"[a-z0-9]+", phrase.lower()) if len(w) > 1]
+        if words:
+            for table, rows in self.tables.rows.items():
+                for row in rows:
+                    label = row.lower()
+                    if all(re.search(rf"\b{re.escape(w)}", label) for w in words):
+                        found.append((table, row))
+        out, seen = [], set()
+        for table, row in found:
+            if (table, row) not in seen:
+                seen.add((table, row))
+                entry = next((e for e in self.permit_row(table, row)), None)
+                out.append((table, row, entry.cell.section if entry else ""))
+        return out[:limit]
 
     # -- permit tables -------------------------------------------------------------------------
     def land_uses(self) -> list[tuple[str, str]]:
@@ -278,5 +499,12 @@ def _date_key(date: str) -> int:
     return int(digits) if digits else 0
 
 
+REFERENCE = re.compile(r"(?<![\d.])(\d{1,2}\.\d{2}\.\d{3})(?!\d)")
+
+
+def _id_key(section_id: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else 0 for p in re.split(r"[.:-]", section_id))
+
+
 def _table_key(table: str) -> tuple:
-    return tuple(int(p) if p.isdigit() else 0 for p in re.split(r"[- ]", table)) + (table,)
+    return tuple(int(p) for p in re.findall(r"\d+", table)), table

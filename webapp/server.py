@@ -27,12 +27,25 @@ def _env_int(name: str, default: int) -> int:
         raise SystemExit(f"error: {name}={value!r} is not a whole number") from None
 
 
+def _first_env(*names: str) -> str:
+    """The first of ``names`` set to a non-empty value, as its name ("" when none is)."""
+    return next((name for name in names if os.environ.get(name, "").strip()), "")
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Flags win over COTATI_* variables, which win over GRADIO_SERVER_NAME / GRADIO_SERVER_PORT
+    (what gradio users and hosting platforms set), which win over the defaults."""
     parser = argparse.ArgumentParser(prog="python app.py", description="The Cotati land-use code assistant (web app).")
-    parser.add_argument("--host", default=os.environ.get("COTATI_HOST", DEFAULT_HOST),
-                        help=f"address to bind (env COTATI_HOST; default {DEFAULT_HOST}, this machine only)")
-    parser.add_argument("--port", type=int, default=_env_int("COTATI_PORT", DEFAULT_PORT),
-                        help=f"port (env COTATI_PORT; default {DEFAULT_PORT})")
+    host_env = _first_env("COTATI_HOST", "GRADIO_SERVER_NAME")
+    port_env = _first_env("COTATI_PORT", "GRADIO_SERVER_PORT")
+    parser.add_argument("--host", default=os.environ[host_env].strip() if host_env else DEFAULT_HOST,
+                        help=f"address to bind (env COTATI_HOST, else GRADIO_SERVER_NAME; default {DEFAULT_HOST}, "
+                             "this machine only)")
+    parser.add_argument("--port", type=int, default=_env_int(port_env, DEFAULT_PORT) if port_env else DEFAULT_PORT,
+                        help=f"port (env COTATI_PORT, else GRADIO_SERVER_PORT; default {DEFAULT_PORT})")
+    parser.add_argument("--planning-contact", default=os.environ.get("COTATI_PLANNING_CONTACT", "").strip(),
+                        help="the Planning Department contact line shown with answers the code does not give "
+                             "(env COTATI_PLANNING_CONTACT; none by default)")
     parser.add_argument("--concurrency", type=int, default=_env_int("COTATI_CONCURRENCY", DEFAULT_CONCURRENCY),
                         help=f"requests answered at once (env COTATI_CONCURRENCY; default {DEFAULT_CONCURRENCY})")
     parser.add_argument("--queue-size", type=int, default=_env_int("COTATI_QUEUE_SIZE", DEFAULT_QUEUE_SIZE),
@@ -53,8 +66,12 @@ def launch(demo, host: str, port: int, concurrency: int, queue_size: int, block:
     from .ui import CSS, JS
 
     demo.queue(default_concurrency_limit=concurrency, max_size=queue_size, api_open=False)
-    theme = gr.themes.Default(font=["system-ui", "Segoe UI", "Roboto", "Helvetica", "Arial", "sans-serif"],
-                              font_mono=["ui-monospace", "DejaVu Sans Mono", "monospace"])
+    theme = gr.themes.Default(primary_hue="blue", font=["system-ui", "Segoe UI", "Roboto", "Helvetica", "Arial", "sans-serif"],
+                              font_mono=["ui-monospace", "DejaVu Sans Mono", "monospace"]).set(
+        # WCAG AA: white on blue-700 is 6.7:1 (gradio's default white on orange is 2.8:1).
+        button_primary_background_fill="#1d4ed8", button_primary_background_fill_hover="#1e40af",
+        button_primary_text_color="#ffffff", button_primary_border_color="#1d4ed8",
+        body_text_color_subdued="#374151", block_info_text_color="#374151", input_placeholder_color="#4b5563")
     return demo.launch(server_name=host, server_port=port, share=False, ssr_mode=False, pwa=False, mcp_server=False,
                        enable_monitoring=False, show_error=False, allowed_paths=[], max_file_size="1kb",
                        footer_links=["api"], theme=theme, css=CSS, js=JS, prevent_thread_lock=not block, quiet=False)
@@ -72,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print("loading the corpus and tables…", file=sys.stderr, flush=True)
     engine = Engine.load()
-    demo = build_demo(engine)  # imports gradio; the model's imports start after, not alongside
+    demo = build_demo(engine, contact=args.planning_contact)  # imports gradio; the model's imports start after, not alongside
     engine.start_index()
     print(f"serving on http://{args.host}:{args.port} (Ctrl+C stops)", file=sys.stderr, flush=True)
     launch(demo, args.host, args.port, args.concurrency, args.queue_size)

@@ -75,7 +75,7 @@ def citation_line(number: int, citation, document_label: str) -> str:
 
 
 # -- answers ---------------------------------------------------------------------------------
-def answer_markdown(answer, document_label) -> str:
+def answer_markdown(answer, document_label, nearest: list | None = None, contact: str = "") -> str:
     """The direct answer first (bold), then the reasons, then numbered citations.
 
     ``document_label``: document id -> short title. The assistant's closing "Source:" line is
@@ -87,6 +87,17 @@ def answer_markdown(answer, document_label) -> str:
     first, rest = lines[0], lines[1:]
     if answer.citations and rest and rest[-1].startswith("Source: "):
         rest = rest[:-1]
+    if nearest is not None:
+        # Nearest sections by number and title, never an internal id such as 000:PREAMBLE.
+        shown = "; ".join(label + ("" if inside else " (not in these documents)") for _, label, inside in nearest)
+        rest = [(f"Nearest sections: {shown}." if shown else "") if line.startswith("Nearest sections:") else line
+                for line in rest]
+        rest = [line for line in rest if line]
+    if contact and answer.abstained and answer.route == "abstain":
+        rest = [line for line in rest if line.strip() != "Please ask the City of Cotati Planning Department."]
+        rest.append(f"Ask the Planning Department: {contact}")
+    if nearest is not None:
+        rest = [re.sub(r"§\s*\d{3}:(?:PREAMBLE|SECTION-\d+)", lambda m: _part_label(m.group(0), document_label), line) for line in rest]
     out = [f"**{md_escape(first)}**"]
     if rest:
         out.append("")
@@ -98,6 +109,15 @@ def answer_markdown(answer, document_label) -> str:
         for number, citation in enumerate(answer.citations, start=1):
             out.append(md_escape(citation_line(number, citation, document_label(citation.document))).replace(f"{number}\\.", f"{number}.", 1))
     return "\n".join(out)
+
+
+def _part_label(text: str, document_label) -> str:
+    """"§ 001:SECTION-17" -> "<ordinance>, Section 17"; "§ 000:PREAMBLE" -> "<ordinance>, preamble"."""
+    found = re.search(r"(\d{3}):(PREAMBLE|SECTION-(\d+))", text)
+    if not found:
+        return text
+    name = document_label(found.group(1))
+    return f"{name}, preamble" if found.group(2) == "PREAMBLE" else f"{name}, Section {found.group(3)}"
 
 
 def citation_choices(answer, document_label) -> list[tuple[str, int]]:

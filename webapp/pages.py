@@ -1,0 +1,536 @@
+"""HTML for the web app's views: answer cards, the section reader, table grids, cell provenance,
+the table of contents and the land-use finder. Pure functions, no gradio, no I/O.
+
+Every link the app handles itself carries ``data-nav`` (a small JSON command the page script
+sends to the server) and an ``href`` that is the shareable URL of the same view, so a link
+opened in a new tab, or copied, shows the same thing.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from urllib.parse import urlencode
+
+from . import structure, views
+
+ORDINANCE_REF = re.compile(r"§\s*(\d{3}):(PREAMBLE|SECTION-\d+)")
+SECTION_REF = re.compile(r"(?:(§§?\s*)|\b(Sections?\s+))?(?<![\d.])(\d{1,2}\.\d{2}\.\d{3})(?![\d])")
+TABLE_REF = re.compile(r"\bTable (\d{1,2}-\d{1,2}), § (\d{1,2}\.\d{2}\.\d{3})")
+NEAREST_LINE = re.compile(r"^Nearest sections?:", re.I)
+READ_AS = re.compile(r"^Read as:\s*", re.I)
+GENERIC_ASK = "Please ask the City of Cotati Planning Department."
+
+
+def esc(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def nav(**command) -> str:
+    """The ``data-nav`` attribute value: the command as JSON, escaped for an attribute."""
+    return esc(json.dumps({k: v for k, v in command.items() if v not in (None, "")}, separators=(",", ":")))
+
+
+def section_url(section_id: str, document: str = "", anchor: int = 0) -> str:
+    query = urlencode({"section": section_id, **({"doc": document} if document else {})})
+    return f"?{query}" + (f"#q{anchor}" if anchor else "")
+
+
+def grid_url(section_id: str, table: str) -> str:
+    return "?" + urlencode({"section": section_id, "table": table})
+
+
+def link(text: str, href: str, command: dict, cls: str = "") -> str:
+    extra = f' class="{cls}"' if cls else ""
+    return f'<a href="{esc(href)}" data-nav="{nav(**command)}"{extra}>{esc(text)}</a>'
+
+
+def section_label(section_id: str, title: str, document_label: str = "") -> str:
+    """How a section is named to people: "§ 17.44.065 Title", or "<ordinance>, Section 17: Title"."""
+    if ":" not in section_id:
+        return f"§ {section_id} {title}".strip()
+    part = section_id.split(":", 1)[1]
+    if part == "PREAMBLE":
+        return f"{document_label}, preamble".strip(", ")
+    number = part.split("-", 1)[-1]
+    return f"{document_label}, Section {number}" + (f": {title}" if title else "")
+
+
+def section_link(section_id: str, text: str, document: str = "", anchor: int = 0, cls: str = "") -> str:
+    return link(text, section_url(section_id, document, anchor),
+                {"do": "section", "id": section_id, "doc": document, "anchor": anchor or None}, cls)
+
+
+def linkify(text: str, known, label=None) -> str:
+    """Escape ``text`` and turn section numbers (and "Table 2-3, § 17.22.020") into reader links.
+
+    ``known(section_id)`` says whether the documents print the section; others still link (the
+    reader says "not in these documents" and gives the title the code uses for it)."""
+    out, at = [], 0
+    spans = []
+    for found in TABLE_REF.finditer(text):
+        spans.append((found.start(), found.end(), "table", found))
+    for found in ORDINANCE_REF.finditer(text):
+        spans.append((found.start(), found.end(), "part", found))
+    for found in SECTION_REF.finditer(text):
+        if not any(a <= found.start() < b for a, b, _, _ in spans):
+            spans.append((found.start(), found.end(), "section", found))
+    for start, end, kind, found in sorted(spans, key=lambda s: s[0]):
+        out.append(esc(text[at:start]))
+        if kind == "part":
+            section_id = f"{found.group(1)}:{found.group(2)}"
+            shown = label(section_id) if label else section_id
+            out.append(section_link(section_id, shown))
+        elif kind == "table":
+            table, section = found.group(1), found.group(2)
+            out.append(link(f"Table {table}", grid_url(section, table), {"do": "grid", "section": section, "table": table})
+                       + ", " + section_link(section, f"§ {section}"))
+        else:
+            section = found.group(3)
+            cls = "" if known(section) else "not-in-corpus"
+            out.append(section_link(section, found.group(0), cls=cls))
+        at = end
+    out.append(esc(text[at:]))
+    return "".join(out)
+
+
+# -- answers ---------------------------------------------------------------------------------
+CONFIDENCE_WORDS = ((0.8, "high"), (0.5, "medium"), (0.0, "low"))
+
+
+def confidence_words(value) -> str:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return ""
+    word = next(word for floor, word in CONFIDENCE_WORDS if number >= floor)
+    return f"{word} ({number:.2f})"
+
+
+def interpretation_line(interpretation) -> str:
+    """"Read as: use Bar, tavern (“bar”); district CE (“East Cotati Avenue”)" from the assistant's dict."""
+    if not isinstance(interpretation, dict) or not interpretation:
+        return ""
+    parts = []
+    for key, value in interpretation.items():
+        items = value if isinstance(value, (list, tuple)) else [value]
+        shown = []
+        for item in items:
+            if isinstance(item, dict):
+                label = item.get("label") or item.get("row") or item.get("symbol") or item.get("name") or item.get("value") or ""
+                words = item.get("words") or item.get("from") or ""
+                if isinstance(words, (list, tuple)):
+                    words = " ".join(str(w) for w in words)
+                shown.append(f"{label} (“{words}”)" if words and label else str(label or words))
+            elif item not in (None, ""):
+                shown.append(str(item))
+        if shown:
+            parts.append(f"{key.replace('_', ' ')} {', '.join(shown)}")
+    return ("Read as: " + "; ".join(parts)) if parts else ""
+
+
+def answer_card(turn: int, answer, document_label, known, nearest: list, contact: str = "", latest: bool = False,
+                asked: str = "", label=None, anchors: list | None = None) -> str:
+    """One question and its answer: the direct answer as the headline, then "Read as", reasons,
+    follow-up buttons, and the sources as links that open the cited section beside the chat.
+
+    ``nearest``: (section id, label, in corpus) of the nearest sections of a refusal.
+    """
+    lines = [line for line in (answer.answer or "").split("\n") if line.strip()]
+    first, rest = (lines[0], lines[1:]) if lines else ("", [])
+    if answer.citations and rest and rest[-1].startswith("Source: "):
+        rest = rest[:-1]
+    read_as = [line for line in rest if READ_AS.match(line)]
+    rest = [line for line in rest if not READ_AS.match(line) and not NEAREST_LINE.match(line)]
+    if contact:
+        rest = [line for line in rest if line.strip() != GENERIC_ASK]
+    if not read_as:
+        made = interpretation_line(getattr(answer, "interpretation", None))
+        read_as = [made] if made else []
+    head_id = f"turn-{turn}-head"
+    cls = "turn latest" if latest else "turn"
+    state = " abstained" if answer.abstained else ""
+    out = [f'<article class="{cls}{state}" data-turn="{turn}" aria-labelledby="{head_id}">']
+    out.append(f'<p class="asked"><span class="sr-only">You asked: </span>{esc(asked or answer.question)}</p>')
+    scroll = ' data-scroll-to="start"' if latest else ""
+    out.append(f'<h3 class="headline" id="{head_id}"{scroll}>{linkify(first, known, label)}</h3>')
+    for line in read_as:
+        out.append(f'<p class="read-as">{esc(line)}</p>')
+    confidence = confidence_words(getattr(answer, "confidence", None))
+    if confidence:
+        out.append(f'<p class="confidence">How sure: {esc(confidence)}</p>')
+    if rest:
+        out.append('<ul class="reasons">' + "".join(f"<li>{linkify(line, known, label)}</li>" for line in rest) + "</ul>")
+    if nearest:
+        items = "".join(f"<li>{section_link(sid, text, cls='' if inside else 'not-in-corpus')}</li>"
+                        for sid, text, inside in nearest)
+        out.append(f'<p class="nearest-head">Nearest sections:</p><ul class="nearest">{items}</ul>')
+    if answer.abstained and contact and answer.route == "abstain":
+        out.append(f'<p class="contact">Ask the Planning Department: {esc(contact)}</p>')
+    options = list(getattr(answer, "clarify", None) or ()) + list(getattr(answer, "follow_ups", None) or ())
+    if options:
+        label = "Did you mean:" if getattr(answer, "clarify", None) else "You could also ask:"
+        buttons = "".join(f'<button type="button" class="follow" data-nav="{nav(do="ask", q=str(option))}">'
+                          f"{esc(option)}</button>" for option in options if str(option).strip())
+        out.append(f'<div class="followups" role="group" aria-label="{esc(label)}"><p>{esc(label)}</p>{buttons}</div>')
+    if answer.citations:
+        out.append('<p class="sources-head">Sources (open one to read the quoted text):</p><ol class="sources">')
+        for number, citation in enumerate(answer.citations):
+            title = section_label(citation.section, citation.title, document_label(citation.document))
+            table = f", Table {citation.table}" if citation.table and not citation.table.startswith("Table") else (
+                f", {citation.table}" if citation.table else "")
+            where = views.ordinance_part(citation.ordinance_section)
+            meta = f" — {document_label(citation.document)}{', ' + where if where else ''}, {citation.date}"
+            anchor = anchors[number] if anchors and number < len(anchors) else 0
+            href = section_url(citation.section, citation.document, anchor)
+            command = {"do": "cite", "turn": turn, "n": number}
+            out.append(f"<li>{link(title + table, href, command, 'cite')}{esc(meta)}</li>")
+        out.append("</ol>")
+    out.append("</article>")
+    return "".join(out)
+
+
+def conversation(cards: list[str]) -> str:
+    """Newest first: the latest answer sits right under the question box."""
+    if not cards:
+        return ('<div class="chat-empty"><p>Ask about permits, zoning districts, setbacks, fences, parking… '
+                "The answer comes first; each source opens beside it.</p></div>")
+    latest, earlier = cards[-1], cards[-2::-1]
+    out = ['<h2 class="sr-only">Answers</h2>', latest]
+    if earlier:
+        out.append('<h2 class="earlier-head">Earlier questions</h2>')
+        out.extend(earlier)
+    return "".join(out)
+
+
+# -- the section reader ----------------------------------------------------------------------
+def section_view(section, document_label: str, citation: str, quote: str = "", others: list[str] | None = None,
+                 note: str = "", grids: dict | None = None, anchor: int = 0, subsection: tuple = (),
+                 from_url: bool = False, heading_level: int = 3) -> str:
+    """A section laid out by its structure, the quote (or subsection) marked and scrolled to.
+
+    ``grids``: table number -> section id of the tables this section prints that open as grids.
+    """
+    text = section.text
+    laid = structure.blocks(text, section.id, section.title)
+    spans = views.highlight_spans(text, quote) if quote else []
+    target = anchor
+    if subsection and not target:
+        target = structure.subsection_anchor(laid, subsection, text)
+    heading = section_label(section.id, section.title, document_label)
+    meta = [document_label, section.date]
+    where = views.ordinance_part(section.ordinance_section)
+    if where:
+        meta.append(where)
+    if section.pages:
+        meta.append(("page " if len(section.pages) == 1 else "pages ") + ", ".join(str(p) for p in section.pages))
+    if section.excerpt:
+        meta.append("excerpt: the document states only part of this section")
+    attrs = ' data-from-url="1"' if from_url else ""
+    out = [f'<div class="section-view" data-section="{esc(section.id)}"{attrs}>']
+    if note:
+        out.append(f'<p class="section-note">{note}</p>')
+    out.append(f'<h{heading_level} class="section-head">{esc(heading)}</h{heading_level}>')
+    out.append(f'<p class="section-meta">{esc(" · ".join(meta))}</p>')
+    out.append(f'<p class="section-cite">Cite as: <span>{esc(citation)}</span></p>')
+    if quote:
+        status = ("The quoted passage is highlighted." if spans else
+                  "The quoted passage could not be located word for word in this text; it reads: " + quote)
+        out.append(f'<p class="section-note">{esc(status)}</p>')
+    elif subsection:
+        wanted = "".join(f"({p})" for p in subsection)
+        out.append(f'<p class="section-note">{esc(f"Subsection {wanted} is highlighted." if target else f"Subsection {wanted} is not printed in this text.")}</p>')
+    if others:
+        out.append(f'<p class="section-note">Also stated in: {esc("; ".join(others))}.</p>')
+    scrolled = False
+    out.append(f'<div class="section-text" tabindex="0" role="region" aria-label="Text of {esc(heading)}">')
+    for number, block in enumerate(laid, start=1):
+        has_mark = any(a < block.end and b > block.start for a, b in spans)
+        body = _marked(text, block, spans, first=has_mark and not scrolled)
+        classes = [f"b-{block.kind}"] + ([f"lvl-{block.level}"] if block.level else [])
+        extra = ""
+        if number == target and not spans:
+            classes.append("cited")
+            if not scrolled:
+                extra = ' data-scroll-to="center"'
+        scrolled = scrolled or has_mark or bool(extra)
+        tag = "p"
+        if block.kind == "table":
+            button = ""
+            if grids and block.table in grids:
+                owner = grids[block.table]
+                button = ("<p>" + link(f"Open Table {block.table} as a grid", grid_url(owner, block.table),
+                                       {"do": "grid", "section": owner, "table": block.table}, "grid-open") + "</p>")
+            out.append(f'<div class="{" ".join(classes)}" data-anchor="q{number}"{extra}>{button}'
+                       f'<pre>{body}</pre></div>')
+            continue
+        out.append(f'<{tag} class="{" ".join(classes)}" data-anchor="q{number}"{extra}>{body}</{tag}>')
+    out.append("</div></div>")
+    return "".join(out)
+
+
+def _marked(text: str, block, spans, first: bool = False) -> str:
+    keep_lines = block.kind == "table"
+    out, at = [], block.start
+    for start, end in spans:
+        start, end = max(start, block.start), min(end, block.end)
+        if start >= end:
+            continue
+        out.append(_piece(text[at:start], keep_lines))
+        scroll = ' data-scroll-to="center"' if first else ""
+        first = False
+        out.append(f'<mark class="quote"{scroll}>{_piece(text[start:end], keep_lines)}</mark>')
+        at = end
+    out.append(_piece(text[at:block.end], keep_lines))
+    return "".join(out)
+
+
+def _piece(text: str, keep_lines: bool) -> str:
+    return esc(text if keep_lines else re.sub(r"\s*\n\s*", " ", text))
+
+
+def missing_section(section_id: str, title: str, referrers: list[tuple[str, str, str]]) -> str:
+    """A section the documents only refer to: its number, the title the code gives it where known,
+    and where it is referred to (links)."""
+    heading = f"§ {section_id} {title}".strip()
+    out = [f'<div class="section-view missing" data-section="{esc(section_id)}">', f'<h3 class="section-head">{esc(heading)}</h3>',
+           '<p class="section-note"><strong>Not in these documents.</strong> The code refers to this section, but none of '
+           "the documents answers quote prints it; the City's published municipal code has its text.</p>"]
+    if referrers:
+        items = "".join(f"<li>{section_link(sid, label, doc)}</li>" for sid, label, doc in referrers)
+        out.append(f'<p class="section-note">Referred to in:</p><ul>{items}</ul>')
+    out.append("</div>")
+    return "".join(out)
+
+
+def note(text: str) -> str:
+    return f'<p class="section-note">{esc(text)}</p>'
+
+
+# -- tables as grids -------------------------------------------------------------------------
+VALUE_WORDS = views.requirement_words
+
+
+def grid_view(grid, district_name, document_label, highlight_rows: tuple = (), highlight_columns: tuple = ()) -> str:
+    """A table as a grid: districts (or the printed headings) as columns, sticky header, footnote
+    markers, amended and doubtful cells marked; each cell a button opening its provenance."""
+    caption = f"Table {grid.table} — § {grid.section} {grid.title}".strip()
+    permit = grid.kind == "permit"
+    out = [f'<div class="grid-view" data-section="{esc(grid.section)}" data-table="{esc(grid.table)}">',
+           f'<h3 class="section-head">{esc(caption)}</h3>',
+           f'<p class="section-meta">{esc(grid.summary(document_label))} · '
+           + section_link(grid.section, f"Read § {grid.section} as text") + "</p>",
+           '<p class="grid-legend">'
+           + ("P permitted (zoning clearance) · MUP minor use permit · UP use permit · S set by specific use "
+              "regulations · — not allowed. " if permit else "")
+           + '<span class="mark-amended" aria-hidden="true">▲</span> amended by a later document · '
+             '<span class="mark-review" aria-hidden="true">?</span> could not be read with confidence · '
+             "(n) footnote. Select a cell to see its document, date, source line and history.</p>",
+           f'<div class="grid-scroll" tabindex="0" role="region" aria-label="{esc(caption)} (scrolls)">',
+           f'<table class="grid"><caption class="sr-only">{esc(caption)}</caption><thead><tr>'
+           f'<th scope="col" class="rowhead">{"Land use" if permit else "Row"}</th>']
+    for column in grid.columns:
+        name = district_name(column) if permit else ""
+        label = f'<abbr title="{esc(name)}">{esc(column)}</abbr>' if name else esc(column)
+        out.append(f'<th scope="col">{label}</th>')
+    out.append("</tr></thead><tbody>")
+    width = len(grid.columns) + 1
+    category = None
+    scrolled = False
+    for cat, row in grid.rows:
+        if cat != category and cat:
+            out.append(f'<tr class="category"><th scope="colgroup" colspan="{width}">{esc(cat)}</th></tr>')
+        category = cat
+        wanted = row in highlight_rows
+        attrs = ' class="cited"' if wanted else ""
+        if wanted and not scrolled:
+            attrs += ' data-scroll-to="center"'
+            scrolled = True
+        out.append(f'<tr{attrs}><th scope="row" class="rowhead">{esc(row)}</th>')
+        for column in grid.columns:
+            entry = grid.cells.get((cat, row, column))
+            if entry is None:
+                out.append('<td class="empty"><span class="sr-only">no cell</span></td>')
+                continue
+            out.append(_grid_cell(grid, entry, row, column, wanted and (not highlight_columns or column in highlight_columns)))
+        out.append("</tr>")
+    out.append("</tbody></table></div>")
+    if grid.notes:
+        out.append(f'<details class="grid-notes"><summary>Notes to Table {esc(grid.table)} ({len(grid.notes)})</summary><ul>')
+        for number, text in grid.notes:
+            out.append(f"<li>({esc(number)}) {esc(text)}</li>")
+        out.append("</ul></details>")
+    out.append("</div>")
+    return "".join(out)
+
+
+def _grid_cell(grid, entry, row, column, cited) -> str:
+    cell = entry.cell
+    value = cell.value if cell.value is not None else "?"
+    marks, words = [], []
+    amended = any(h.value != cell.value for h in entry.history) or bool(entry.history and cell.document != entry.history[0].document)
+    if amended:
+        marks.append('<span class="mark-amended" aria-hidden="true">▲</span>')
+        words.append("amended")
+    if cell.review:
+        marks.append('<span class="mark-review" aria-hidden="true">?</span>')
+        words.append("could not be read with confidence")
+    if cell.interim:
+        words.append("interim use only")
+    if not entry.restated:
+        words.append("left out of a later restatement")
+    notes = "".join(f"<sup>({esc(n.number)})</sup>" for n in cell.footnotes if n.scope == "cell")
+    label = f"{row}, {column}: {value}" + (f" ({', '.join(words)})" if words else "") + ". Show where it comes from."
+    classes = ["cell"] + (["amended"] if amended else []) + (["review"] if cell.review else []) + (["cited"] if cited else [])
+    command = nav(do="cell", section=grid.section, table=grid.table, category=cell.category, row=row, column=column)
+    shown = esc(value if len(value) <= 60 else value[:57] + "…")
+    return (f'<td><button type="button" class="{" ".join(classes)}" data-nav="{command}" aria-label="{esc(label)}">'
+            f"{shown}{'*' if cell.interim else ''}{notes}{''.join(marks)}</button></td>")
+
+
+def cell_info(entry, district_name, document_label) -> str:
+    """Where a cell comes from: value, footnotes, document and date, the printed source line, history."""
+    cell = entry.cell
+    name = district_name(cell.column)
+    column = f"{cell.column} ({name})" if name else cell.column
+    out = ['<div class="cell-info">', f'<h4>{esc(cell.row)} — {esc(column)}</h4><dl>',
+           f"<dt>Value</dt><dd>{esc(views.requirement_words(cell.value) if cell.kind == 'permit' else (cell.value if cell.value is not None else 'unreadable'))}</dd>"]
+    if cell.category:
+        out.append(f"<dt>Category</dt><dd>{esc(cell.category)}</dd>")
+    if cell.footnotes:
+        out.append("<dt>Footnotes</dt><dd><ul>" + "".join(
+            f"<li>({esc(n.number)}) {esc(n.text or 'text not printed')} <span class='scope'>(on the {esc(n.scope)})</span></li>"
+            for n in cell.footnotes) + "</ul></dd>")
+    if cell.interim:
+        out.append("<dt>Interim</dt><dd>Allowed only as an interim use in existing structures (*).</dd>")
+    if cell.regulation:
+        out.append(f"<dt>Specific use regulations</dt><dd>{section_link(cell.regulation, '§ ' + cell.regulation)}</dd>")
+    where = views.ordinance_part(cell.ordinance_section)
+    out.append(f"<dt>Stated by</dt><dd>{esc(document_label(cell.document))}{esc(', ' + where if where else '')}, "
+               f"{esc(cell.date)}</dd>")
+    if cell.source:
+        out.append(f"<dt>Source line</dt><dd><code>{esc(cell.source)}</code></dd>")
+    if cell.raw and cell.raw != cell.value:
+        out.append(f"<dt>Read from</dt><dd><code>{esc(cell.raw)}</code></dd>")
+    if cell.review:
+        out.append(f"<dt>Review</dt><dd>Could not be read with confidence{esc(': ' + cell.review_reason if cell.review_reason else '')}.</dd>")
+    if cell.note:
+        out.append(f"<dt>Reading note</dt><dd>{esc(cell.note)}</dd>")
+    if entry.history:
+        items = "".join(f"<li>{esc(views.requirement_words(h.value) if cell.kind == 'permit' else h.value)} — "
+                        f"{esc(document_label(h.document))}, {esc(h.date)}{' (changed)' if h.value != cell.value else ''}</li>"
+                        for h in entry.history)
+        out.append(f"<dt>Earlier statements</dt><dd><ol>{items}</ol></dd>")
+    else:
+        out.append("<dt>Earlier statements</dt><dd>none: this document is the first to state it</dd>")
+    if not entry.restated:
+        out.append("<dt>Restatement</dt><dd>Left out of the later restatement by "
+                   + esc(", ".join(document_label(d) for d in entry.dropped_by)) + ".</dd>")
+    out.append("</dl>")
+    out.append("<p>" + section_link(cell.section, f"Open § {cell.section} in {document_label(cell.document)}", cell.document) + "</p>")
+    out.append("</div>")
+    return "".join(out)
+
+
+def permit_row_view(table: str, row: str, cells: list, district_name, document_label) -> str:
+    """Every district of one land-use row: requirement, notes, source, history; scrolls inside itself."""
+    if not cells:
+        return note(f"No cells are recorded for “{row}” in Table {table}.")
+    first = cells[0].cell
+    out = [f'<div class="permit-view"><h3 class="section-head">{esc(row)} — Table {esc(table)} (§ {esc(first.section)})</h3>']
+    facts = []
+    if first.category:
+        facts.append(f"Category: {esc(first.category)}.")
+    regulations = sorted({entry.cell.regulation for entry in cells if entry.cell.regulation})
+    if regulations:
+        facts.append("Specific use regulations: " + ", ".join(section_link(r, f"§ {r}") for r in regulations) + ".")
+    facts.append(link(f"Open Table {table} as a grid", grid_url(first.section, table),
+                      {"do": "grid", "section": first.section, "table": table, "row": row}))
+    out.append(f'<p class="section-meta">{" ".join(facts)}</p>')
+    out.append(f'<div class="grid-scroll" tabindex="0" role="region" aria-label="{esc(row)}: every district (scrolls)">'
+               '<table class="grid permit-row"><thead><tr><th scope="col">District</th><th scope="col">Requirement</th>'
+               '<th scope="col">Notes</th><th scope="col">Source</th><th scope="col">Earlier statements</th></tr></thead><tbody>')
+    notes: dict[str, str] = {}
+    for entry in cells:
+        cell = entry.cell
+        name = district_name(cell.column)
+        flags = []
+        if cell.review:
+            flags.append("could not be read with confidence" + (f": {cell.review_reason}" if cell.review_reason else ""))
+        if cell.interim:
+            flags.append("* interim use only")
+        if not entry.restated:
+            flags.append("left out of the later restatement by " + ", ".join(document_label(d) for d in entry.dropped_by))
+        value = views.requirement_words(cell.value) + (f" ({'; '.join(flags)})" if flags else "")
+        for n in cell.footnotes:
+            if n.text:
+                notes.setdefault(n.number, n.text)
+        where = views.ordinance_part(cell.ordinance_section)
+        source = f"{document_label(cell.document)}, {cell.date}" + (f", {where}" if where else "")
+        history = "; ".join(f"{views.requirement_words(h.value)} — {document_label(h.document)}, {h.date}"
+                            + (" (changed)" if h.value != cell.value else "") for h in entry.history) or "—"
+        marks = " ".join(f"({n.number})" for n in cell.footnotes) or "—"
+        out.append(f'<tr><th scope="row"><strong>{esc(cell.column)}</strong> {esc(name)}</th><td>{esc(value)}</td>'
+                   f"<td>{esc(marks)}</td><td>{esc(source)}</td><td>{esc(history)}</td></tr>")
+    out.append("</tbody></table></div>")
+    if notes:
+        out.append('<div class="grid-notes"><p>Notes</p><ul>' + "".join(
+            f"<li>({esc(n)}) {esc(t)}</li>" for n, t in sorted(notes.items(), key=lambda i: (not i[0].isdigit(), int(i[0]) if i[0].isdigit() else 0, i[0])))
+            + "</ul></div>")
+    out.append("</div>")
+    return "".join(out)
+
+
+# -- browsing --------------------------------------------------------------------------------
+def contents(toc, grids) -> str:
+    """Table of contents: each document (oldest first), its chapters and sections; then the tables.
+
+    ``toc``: [(document label, date, [(chapter or "", [(section id, label)])])];
+    ``grids``: [(section, table, title)]."""
+    out = ['<nav class="toc" aria-label="Table of contents">']
+    for label, date, chapters in toc:
+        out.append(f"<details><summary>{esc(label)} ({esc(date)})</summary><ul>")
+        for chapter, sections in chapters:
+            items = "".join(f"<li>{section_link(sid, text, doc)}</li>" for sid, text, doc in sections)
+            if chapter:
+                head = link(f"Chapter {chapter}", "?" + urlencode({"chapter": chapter}), {"do": "chapter", "id": chapter})
+                out.append(f"<li>{head}<ul>{items}</ul></li>")
+            else:
+                out.append(f"<li>Ordinance text<ul>{items}</ul></li>")
+        out.append("</ul></details>")
+    out.append("<details open><summary>Tables (open as grids)</summary><ul>")
+    for section, table, title in grids:
+        out.append("<li>" + link(f"Table {table} — § {section} {title}".strip(), grid_url(section, table),
+                                 {"do": "grid", "section": section, "table": table}) + "</li>")
+    out.append("</ul></details></nav>")
+    return "".join(out)
+
+
+def chapter_view(chapter: str, sections: list[tuple[str, str, str, str]], referred: list[tuple[str, str]]) -> str:
+    """The sections of chapter ``17.44`` these documents print (id, title, document label, date, document)."""
+    out = [f'<div class="chapter-view"><h3 class="section-head">Chapter {esc(chapter)}</h3>']
+    if sections:
+        out.append(f'<p class="section-meta">{len(sections)} section{"s" if len(sections) != 1 else ""} printed in these documents:</p><ul>')
+        for sid, title, label, date, document in sections:
+            out.append(f"<li>{section_link(sid, f'§ {sid} {title}', document)} — {esc(label)}, {esc(date)}</li>")
+        out.append("</ul>")
+    else:
+        out.append(f'<p class="section-note">No section of Chapter {esc(chapter)} is printed in these documents.</p>')
+    if referred:
+        items = "".join(f"<li>{section_link(sid, f'§ {sid} {title}'.strip(), cls='not-in-corpus')} (not in these documents)</li>"
+                        for sid, title in referred)
+        out.append(f'<p class="section-meta">Referred to but not printed:</p><ul>{items}</ul>')
+    out.append("</div>")
+    return "".join(out)
+
+
+def use_results(query: str, rows: list[tuple[str, str, str]]) -> str:
+    """The land-use finder's rows: (table, row, section) as buttons opening each row's districts."""
+    if not query.strip():
+        return ""
+    if not rows:
+        return note(f"No land-use row matches “{query}”. Try another word (e.g. gym, bar, granny unit, day care).")
+    items = "".join(f'<li><button type="button" class="use" data-nav="{nav(do="use", table=table, row=row)}">'
+                    f"{esc(row)} — Table {esc(table)}</button></li>" for table, row, _ in rows)
+    return f'<p class="section-meta">{len(rows)} row{"s" if len(rows) != 1 else ""} for “{esc(query)}”:</p><ul class="use-list">{items}</ul>'
