@@ -1,6 +1,6 @@
 """What kind of answer a question asks for, and whether a sentence holds one.
 
-Types: ``duration`` (how long, when does it expire, within how many days), ``number`` (how
+Types: ``section`` (which section covers ...), ``duration`` (how long, when does it expire, within how many days), ``number`` (how
 tall/many/far/wide, minimum/maximum, what size), ``who`` (who decides/approves/hears), ``definition``
 (what is/what does ... mean), ``yes_no`` (can I/is it/do I need), else ``other``. The cue words are
 general English, not the code's vocabulary; a quote that holds the asked type is preferred, and
@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 
 _CUES = (
-    ("duration", re.compile(r"\bhow (?:long|soon|many (?:days|months|years|weeks))\b|\bexpir\w*|\bdeadline\b|\btime limit\b"
+    ("section", re.compile(r"\b(?:which|what) (?:section|chapter|part of the code)\b|\bwhere in the (?:code|ordinance)\b", re.I)),
+    ("duration", re.compile(r"\bhow (?:long|soon|late|early|many (?:days|months|years|weeks|hours))\b|\bexpir\w*|\bdeadline\b"
+                            r"|\btime limit\b|\bwhat (?:hours|time)\b"
                             r"|\bwithin how\b|\bwhen (?:does|do|will|must|is)\b.*\b(?:expire|lapse|end|due|decide)", re.I)),
     ("who", re.compile(r"\bwho\b|\bwhich (?:body|official|board|commission|department)\b|\bwhat body\b", re.I)),
     ("number", re.compile(r"\bhow (?:many|much|far|close|tall|high|wide|big|deep|large|small|low|long)\b|\b(?:minimum|maximum|max|min)\b"
@@ -38,8 +40,13 @@ def detect(question: str) -> str:
     return "other"
 
 
+QUANTITIES = frozenset({"duration", "number"})  # kinds answered only by a stated quantity
+
+
 def present(kind: str, sentence: str) -> bool:
     """Whether ``sentence`` holds an answer of ``kind`` (a number, a time span, a body, a definition)."""
+    if kind == "section":
+        return bool(re.search(r"\b\d{1,2}\.\d{2}(?:\.\d{3})?\b", sentence))
     if kind == "duration":
         return bool(_NUMBER.search(sentence) and _TIME_UNIT.search(sentence))
     if kind == "number":

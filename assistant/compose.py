@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ingest.tables import reading_words, reviewed_line
 
+from . import answer_type
 from .passages import best_quote
 from .permits import PERMIT_WORDS, SHORT_WORDS, PermitTables, RowMatch
 from .types import Answer, Citation, Query
@@ -180,7 +181,11 @@ def passage_answer(query: Query, hits, corpus) -> Answer:
     citations = [corpus.citation(section, quote) for _, _, section, quote in found]
     quotes = [f'§ {section.id} ({corpus.document_label(section.document)}, {section.date}): "{quote}"'
               for _, _, section, quote in found]
-    lines = [found[0][3]] + quotes + [source_line(citations, corpus)]
+    head = found[0][3]
+    if answer_type.detect(query.text) == "section":  # "which section covers variances?": the section first
+        section = found[0][2]
+        head = f"§ {section.id} {section.title}: {head}"
+    lines = [head] + quotes + [source_line(citations, corpus)]
     return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=tuple(citations), route="passage",
                   signals=signals)
 

@@ -14,7 +14,7 @@ NUMBERED_TERM = re.compile(r"^\d+\.+\s*(?P<term>[A-Z][A-Za-z /-]{1,60}?)\s+means
 CUE_WORDS = frozenset(words_of("what whats is are a an the does do mean means meaning define definition defined "
                                "count counts counted consider considered treat treated include includes code zoning "
                                "cotati term word"))
-MAX_CHARS = 500
+MAX_CHARS = 1000  # a definition is quoted whole: what it includes and excludes comes last
 
 
 @dataclass(frozen=True)

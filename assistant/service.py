@@ -30,6 +30,9 @@ PERMIT_TOPICS = frozenset({"allowed", "which_districts"})
 MEANING_FLOOR = 0.45
 ZONING_CONTEXT = re.compile(r"\b(?:zon(?:e|ed|es|ing)|district|districts|overlay)\b", re.I)
 # Words of a follow-up that add nothing of their own ("what about in NL?", "and in CD?").
+# Words that ask rather than say what about ("how tall can ... be").
+QUESTION_WORDS = frozenset("how tall high wide big much many long far deep large small limit maximum minimum max min "
+                           "allowed rule rules requirement requirements".split())
 FOLLOW_UP_WORDS = frozenset("what about how and also then same there here instead".split())
 FOLLOW_UP = re.compile(r"^\s*(?:and |so )?(?:what|how) about\b|^\s*and\b", re.I)
 MEANING_SWITCH = 0.08  # a word-matched row this much less close in meaning than the nearest row gives way to it
@@ -123,6 +126,12 @@ class Assistant:
             return compose.abstain(query, self._nearest(query), corpus=self.corpus)
         if query.sections:
             section = self.corpus.section(query.sections[0])
+            if section is not None and answer_type.detect(query.text) == "definition":
+                # "does 'demolition' in 17.90.020 include ...": the term as that section defines it
+                defined = definitions.lookup([d for d in self.definitions if d.section.id == section.id], query.text)
+                if defined is not None:
+                    found = compose.definition_answer(query, defined, self.corpus)
+                    return replace(found, signals={"term_words": float(len(words_of(defined.term))), "term_quoted": 1.0})
             if section is not None:
                 found = compose.section_answer(query, section, self.corpus, _subsection(section.text, query.subsection))
                 return replace(found, signals={"section_found": 1.0})
@@ -145,15 +154,18 @@ class Assistant:
                 return replace(found, signals={"term_words": float(len(term)), "term_quoted": float(quoted)})
         if set(query.topics) & STANDARDS_TOPICS:
             lookup = self.standards.lookup(query)
-            if lookup is not None and not answer_type.units_agree(
-                    query.text, " ".join(str(e.cell.value or "") for e in lookup.entries)):
+            values = " ".join(str(e.cell.value or "") for e in (lookup.entries if lookup else ())
+                              if not e.cell.column.startswith("Applicable"))
+            if lookup is not None and not answer_type.units_agree(query.text, values):
                 lookup = None  # the row gives another measure than the one asked ("what share ..." -> "8 feet")
+            elif lookup is not None and asks in answer_type.QUANTITIES and not answer_type.present("number", values):
+                lookup = None  # "what is the deadline ...": a row of roles or a cross-reference states no quantity
             if lookup is not None and lookup.readable:
                 found = compose.standards_answer(query, lookup, self.corpus)
                 return replace(found, signals={
                     "row_share": lookup.share, "row_margin": min(lookup.margin, 5.0),
                     "district_named": float(bool(query.districts)), "cell_readable": _readable(found.lookups)})
-            if lookup is None and answer_type.detect(query.text) != "other":
+            if lookup is None and asks != "other" and len(self._other_words(query)) <= 1:
                 rows = self.standards.overview(query)
                 if rows:
                     found = compose.standards_overview(query, rows, self.corpus)
@@ -240,12 +252,21 @@ class Assistant:
             lines.insert(1, line)
         return replace(answer, answer="\n".join(lines), interpretation=interpretation)
 
+    def _other_words(self, query: Query) -> set[str]:
+        """The question's content words that are neither its topics' words nor district names."""
+        topic_words = {w for topic in query.topics for phrase in self.vocabulary.topics[topic][0] for w in words_of(phrase)}
+        text = _without_words(query.normalized, (*query.district_words, *district_names_in(query.normalized, self.vocabulary)))
+        return {w for w in words_of(text) if w not in STOP and w not in topic_words and w not in QUESTION_WORDS and len(w) > 2}
+
     def _declined(self, query: Query) -> bool:
         return self._declined_pattern.search(query.normalized) is not None
 
     def _permit(self, query: Query) -> Answer | None:
+        asks = answer_type.detect(query.text)
+        if asks in answer_type.QUANTITIES:
+            return None  # "how many chickens", "what hours": a permit code does not state a quantity
         standards_asked = bool(set(query.topics) & STANDARDS_TOPICS)
-        if standards_asked and answer_type.detect(query.text) != "yes_no":
+        if standards_asked and asks != "yes_no":
             return None  # "how tall can I build" asks for a standard, not a permit
         # A use named without a district or an "is it allowed" question is asked about
         # something else (its procedure, its definition): passages answer that.
