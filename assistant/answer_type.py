@@ -1,6 +1,6 @@
 """What kind of answer a question asks for, and whether a sentence holds one.
 
-Types: ``section`` (which section covers ...), ``duration`` (how long, when does it expire, within how many days), ``number`` (how
+Types: ``money`` (a fee, fine, tax or cost), ``section`` (which section covers ...), ``duration`` (how long, when does it expire, within how many days), ``number`` (how
 tall/many/far/wide, minimum/maximum, what size), ``who`` (who decides/approves/hears), ``definition``
 (what is/what does ... mean), ``yes_no`` (can I/is it/do I need), else ``other``. The cue words are
 general English, not the code's vocabulary; a quote that holds the asked type is preferred, and
@@ -12,9 +12,11 @@ from __future__ import annotations
 import re
 
 _CUES = (
+    ("money", re.compile(r"\b(?:fee|fees|fine|fines|penalty|penalties|cost|costs|charge|price|tax|taxes)\b|\$|\bhow much (?:does|do|will|is)\b"
+                         r".*\b(?:cost|pay|charge)", re.I)),
     ("section", re.compile(r"\b(?:which|what) (?:section|chapter|part of the code)\b|\bwhere in the (?:code|ordinance)\b", re.I)),
     ("duration", re.compile(r"\bhow (?:long|soon|late|early|many (?:days|months|years|weeks|hours))\b|\bexpir\w*|\bdeadline\b"
-                            r"|\btime limit\b|\bwhat (?:hours|time)\b"
+                            r"|\btime limit\b|\bwhat (?:hours|time|period)\b|\bwithin what\b"
                             r"|\bwithin how\b|\bwhen (?:does|do|will|must|is)\b.*\b(?:expire|lapse|end|due|decide)", re.I)),
     ("who", re.compile(r"\bwho\b|\bwhich (?:body|official|board|commission|department)\b|\bwhat body\b", re.I)),
     ("number", re.compile(r"\bhow (?:many|much|far|close|tall|high|wide|big|deep|large|small|low|long)\b|\b(?:minimum|maximum|max|min)\b"
@@ -40,13 +42,17 @@ def detect(question: str) -> str:
     return "other"
 
 
-QUANTITIES = frozenset({"duration", "number"})  # kinds answered only by a stated quantity
+QUANTITIES = frozenset({"duration", "number", "money"})  # kinds answered only by a stated quantity
+_SECTION_NUMBER = re.compile(r"\b\d{1,2}\.\d{2}(?:\.\d{3})?(?:\([A-Za-z0-9]+\))*")
 
 
 def present(kind: str, sentence: str) -> bool:
     """Whether ``sentence`` holds an answer of ``kind`` (a number, a time span, a body, a definition)."""
     if kind == "section":
         return bool(re.search(r"\b\d{1,2}\.\d{2}(?:\.\d{3})?\b", sentence))
+    sentence = _SECTION_NUMBER.sub(" ", sentence)  # "See Section 17.42.170" states no quantity
+    if kind == "money":
+        return bool(re.search(r"\$\s*\d|\b\d[\d,]*(?:\.\d\d)? dollars\b", sentence, re.I))
     if kind == "duration":
         return bool(_NUMBER.search(sentence) and _TIME_UNIT.search(sentence))
     if kind == "number":

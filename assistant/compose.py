@@ -57,11 +57,11 @@ def permit_answer(query: Query, tables: PermitTables, match: RowMatch, districts
     lines: list[str] = []
     if len(chosen) == 1:
         lines.append(_value_words(first))
-        lines.append(f"{first.row} in {_district_label(first.column, corpus)}: "
+        lines.append(f"{display_row(first.row, first.category)} in {_district_label(first.column, corpus)}: "
                      f"{first.value or reading_words(first) or 'unreadable'} "
                      f"(Table {_table_label(first)}, § {first.section}).")
     else:
-        lines.append(f"{first.row}: " + "; ".join(_grouped(chosen)) + ".")
+        lines.append(f"{display_row(first.row, first.category)}: " + "; ".join(_grouped(chosen)) + ".")
     lines.extend(_conditions(chosen, corpus))
     if reviewed_line(e.cell for e in chosen):
         lines.append(reviewed_line(e.cell for e in chosen))
@@ -96,6 +96,13 @@ def _value_words(cell) -> str:
     if cell.value == "S" and cell.regulation:
         words = f"Allowed as set by the specific use regulations (S) in § {cell.regulation}."
     return words
+
+
+def display_row(row: str, category: str) -> str:
+    """A one-word label is shown with its heading ("Large" -> "Indoor Cultivation - Large")."""
+    if len(row.split()) > 1 or not category:
+        return row
+    return f"{category.rsplit(' - ', 1)[-1]} - {row}"
 
 
 CODE_ORDER = ("P", "P/MUP", "MUP", "UP", "S", "-", "unreadable")

@@ -65,16 +65,27 @@ class PermitTables:
         self.columns: dict[str, list[str]] = defaultdict(list)
         self.rows: dict[str, list[str]] = defaultdict(list)
         self.categories: dict[tuple[str, str], str] = {}
-        for entry in effective:
+        entries = [e for e in effective if e.cell.kind == "permit" and not e.dropped_by]  # dropped: restated away
+        headings: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for entry in entries:
+            headings[(entry.cell.table, entry.cell.row)].add(entry.cell.category)
+        for entry in entries:
             cell = entry.cell
-            if cell.kind != "permit":
-                continue
-            self.cells[(cell.table, cell.row, cell.column)] = entry
+            row = self.label(cell, len(headings[(cell.table, cell.row)]) > 1)
+            self.cells[(cell.table, row, cell.column)] = entry
             if cell.column not in self.columns[cell.table]:
                 self.columns[cell.table].append(cell.column)
-            if cell.row not in self.rows[cell.table]:
-                self.rows[cell.table].append(cell.row)
-                self.categories[(cell.table, cell.row)] = cell.category
+            if row not in self.rows[cell.table]:
+                self.rows[cell.table].append(row)
+                self.categories[(cell.table, row)] = cell.category
+
+    @staticmethod
+    def label(cell, shared: bool) -> str:
+        """The row's label, with the last part of its heading when several headings print the same
+        label ("Large" under Outdoor, Indoor and Mixed Light Cultivation -> "Indoor Cultivation - Large")."""
+        if not shared or not cell.category:
+            return cell.row
+        return f"{cell.category.rsplit(' - ', 1)[-1]} - {cell.row}"
 
     def category(self, table: str, row: str) -> str:
         return self.categories.get((table, row), "")

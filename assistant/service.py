@@ -158,7 +158,8 @@ class Assistant:
                               if not e.cell.column.startswith("Applicable"))
             if lookup is not None and not answer_type.units_agree(query.text, values):
                 lookup = None  # the row gives another measure than the one asked ("what share ..." -> "8 feet")
-            elif lookup is not None and asks in answer_type.QUANTITIES and not answer_type.present("number", values):
+            elif lookup is not None and asks in answer_type.QUANTITIES and not answer_type.present(
+                    "number" if asks == "duration" else asks, values):
                 lookup = None  # "what is the deadline ...": a row of roles or a cross-reference states no quantity
             if lookup is not None and lookup.readable:
                 found = compose.standards_answer(query, lookup, self.corpus)
@@ -454,7 +455,7 @@ def interpretation_of(query: Query, answer: Answer, vocabulary) -> dict:
         if any((u["table"], u["row"]) == key for u in uses):
             continue
         said = [w for w in words_of(f"{cell.get('category', '')} {cell.get('row', '')}") if w in asked and w not in STOP]
-        uses.append({"table": cell.get("table"), "row": cell.get("row"),
+        uses.append({"table": cell.get("table"), "row": compose.display_row(cell.get("row", ""), cell.get("category", "")),
                      "words": query.land_use_words or " ".join(dict.fromkeys(said))})
     districts = []
     for symbol, words in zip(query.districts, _district_words(query)):
@@ -550,10 +551,11 @@ def _join_answers(query: Query, answers: list[Answer], corpus) -> Answer | None:
         return answers[0]
     lookups = tuple(cell for a in answers for cell in a.lookups)
     # One direct answer across the tables: each row with its districts grouped by what they require.
-    rows = list(dict.fromkeys(cell["row"] for cell in lookups))
+    rows = list(dict.fromkeys((cell["row"], cell.get("category", "")) for cell in lookups))
     first = " ".join(
-        f"{row}: " + "; ".join(compose.grouped_codes((c["value"], c["column"]) for c in lookups if c["row"] == row)) + "."
-        for row in rows)
+        f"{compose.display_row(row, category)}: " + "; ".join(compose.grouped_codes(
+            (c["value"], c["column"]) for c in lookups if (c["row"], c.get("category", "")) == (row, category))) + "."
+        for row, category in rows)
     body = list(dict.fromkeys(line for a in answers for line in a.answer.split("\n")[1:] if not line.startswith("Source:")))
     citations = tuple({(c.section, c.document, c.table): c for a in answers for c in a.citations}.values())
     body.append(compose.source_line(list(citations), corpus))

@@ -59,8 +59,8 @@ class StandardsTables:
         self.cells: dict[tuple[str, str, str], list] = {}  # (section, table, row) -> entries in column order
         for entry in effective:
             cell = entry.cell
-            if cell.kind == "permit":
-                continue
+            if cell.kind == "permit" or entry.dropped_by:
+                continue  # permit cells, and rows a later restatement of the table left out
             key = (cell.section, cell.table)
             rows = self.rows.setdefault(key, [])
             if (cell.category, cell.row) not in rows:
