@@ -24,18 +24,44 @@ class Definition:
     section: object  # ingest Section
 
 
+LIST_ITEM = re.compile(r"^\s*(?:\d{1,2}|[a-z])\.\s+\S")
+
+
 def collect(sections) -> list[Definition]:
-    found = []
+    """Every definition printed in the sections: a term's text runs to the next term on its line;
+    a definition that ends by introducing a list ("Examples of these uses include:") takes the
+    numbered items that follow, and "“X” also means ..." joins the definition of X before it."""
+    found: list[Definition] = []
     for section in sections:
-        for line in section.text.split("\n"):
+        lines = section.text.split("\n")
+        for number, line in enumerate(lines):
             starts = sorted({m.start() for m in QUOTED_TERM.finditer(line)} | {m.start() for m in NUMBERED_TERM.finditer(line)})
             for index, start in enumerate(starts):
                 end = starts[index + 1] if index + 1 < len(starts) else len(line)
                 text = line[start:end].strip()
                 match = QUOTED_TERM.match(text) or NUMBERED_TERM.match(text)
-                if match:
-                    found.append(Definition(match.group("term").strip(), _clip(text), section))
+                if not match:
+                    continue
+                if end == len(line) and text.endswith(":"):
+                    text = " ".join([text, *_list_after(lines, number)])
+                term = match.group("term").strip()
+                if found and found[-1].term == term and found[-1].section is section:
+                    found[-1] = Definition(term, _clip(f"{found[-1].text} {text}"), section)
+                else:
+                    found.append(Definition(term, _clip(text), section))
     return found
+
+
+def _list_after(lines: list[str], number: int) -> list[str]:
+    """The numbered or lettered items printed after line ``number`` (blank lines between them)."""
+    items = []
+    for line in lines[number + 1:]:
+        if not line.strip():
+            continue
+        if not LIST_ITEM.match(line) or QUOTED_TERM.search(line):
+            break
+        items.append(line.strip())
+    return items
 
 
 def lookup(definitions: list[Definition], question: str) -> Definition | None:

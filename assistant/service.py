@@ -30,6 +30,11 @@ PERMIT_TOPICS = frozenset({"allowed", "which_districts"})
 MEANING_FLOOR = 0.45
 ZONING_CONTEXT = re.compile(r"\b(?:zon(?:e|ed|es|ing)|district|districts|overlay)\b", re.I)
 # Words of a follow-up that add nothing of their own ("what about in NL?", "and in CD?").
+# Words of a permit question that ask rather than name the use (general English).
+ASKING_WORDS = frozenset("ok okay allowed allow allows permit permits permitted need needed needs require required requires "
+                         "requirement requirements approval approve build open opening run running start put want wanted like "
+                         "could would should get may might must let lets able legal legally zoned zoning zone zones district "
+                         "districts area city cotati code rules rule my our we us you your yes no".split())
 # Words that ask rather than say what about ("how tall can ... be").
 QUESTION_WORDS = frozenset("how tall high wide big much many long far deep large small limit maximum minimum max min "
                            "allowed rule rules requirement requirements".split())
@@ -330,7 +335,7 @@ class Assistant:
         meanings = self._use_meanings()
         if meanings is None:  # no model yet: the meaning signals are unknown, not zero
             return matches, {}
-        ranked = meanings.rank(phrase, tables, n=len(meanings.descriptions))
+        ranked = meanings.rank(use_phrase(phrase), tables, n=len(meanings.descriptions))
         if not ranked:
             return matches, {"meaning_agrees": 0.0, "meaning_similarity": 0.0, "meaning_margin": 0.0, "by_meaning": 0.0}
         top = ranked[0]
@@ -421,6 +426,14 @@ class Assistant:
 
     def _nearest(self, query: Query) -> list[str]:
         return list(dict.fromkeys(hit.section for hit in self._hits(query.text, 5)))[:3]
+
+
+def use_phrase(phrase: str) -> str:
+    """The words of a permit question that name the use: what is compared by meaning. The asking
+    words ("can I", "need a permit", "ok?") say nothing about which use is meant."""
+    words = [w for w in re.findall(r"[a-z0-9][a-z0-9'-]*", phrase.lower())
+             if w not in STOP and w not in ASKING_WORDS and not w.isdigit()]
+    return " ".join(words) or phrase
 
 
 def _without_words(text: str, phrases) -> str:
