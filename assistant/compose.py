@@ -163,14 +163,16 @@ def section_answer(query: Query, section, corpus, passage: str = "") -> Answer:
     return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=(citation,), route="section")
 
 
-def passage_answer(query: Query, hits, corpus) -> Answer:
-    """Quotes from the best hits; the hit whose quote answers the question best comes first."""
+def passage_answer(query: Query, hits, corpus, meaning=None) -> Answer:
+    """Quotes from the best hits; the hit whose quote answers the question best comes first.
+    ``meaning``: sentence -> closeness to the question, when the model is at hand."""
     found = []
     for order, hit in enumerate(hits):
         section = corpus.section(hit.section, hit.document)
         if section is None:
             continue
-        chosen = best_quote(hit.text, query.text, idf=corpus.idf, definition="definition" in query.topics)
+        chosen = best_quote(hit.text, query.text, idf=corpus.idf, definition="definition" in query.topics,
+                            meaning=meaning)
         if chosen.text:
             found.append((-chosen.score, order, section, chosen.text, chosen, hit))
     if not found:
@@ -184,6 +186,8 @@ def passage_answer(query: Query, hits, corpus) -> Answer:
         "hit_rank": float(top_hit.rank),
         "dense_score": float(top_hit.dense_score or 0.0),
     }
+    if meaning is not None:
+        signals["sentence_similarity"] = top.similarity
     found = [item[:4] for item in found[:2]]
     citations = [corpus.citation(section, quote) for _, _, section, quote in found]
     quotes = [f'§ {section.id} ({corpus.document_label(section.document)}, {section.date}): "{quote}"'

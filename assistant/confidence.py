@@ -25,7 +25,7 @@ CALIBRATION = DATA / "calibration.json"
 FEATURES: dict[str, tuple[str, ...]] = {
     "permit": ("row_covered", "cell_readable", "districts_covered", "meaning_agrees", "meaning_similarity"),
     "standards": ("row_share", "row_margin", "district_named", "cell_readable"),
-    "passage": ("quote_coverage", "answer_type_found", "both_retrievers", "hit_rank", "dense_score"),
+    "passage": ("quote_coverage", "answer_type_found", "both_retrievers", "hit_rank", "dense_score", "sentence_similarity"),
     "definition": ("term_words", "term_quoted"),
     "section": ("section_found",),
 }

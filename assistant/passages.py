@@ -20,6 +20,7 @@ from .permits import STOP, words_of
 SENTENCE = re.compile(r"(?<=[.;:])\s+(?=[A-Z0-9(“\"])|\n+")
 HEADING = re.compile(r"^§?\s*\d{1,2}\.\d{2}\.\d{3}\b")
 MAX_QUOTE = 400
+MEANING_WEIGHT = 1.0  # a sentence's closeness in meaning counts as much as carrying all the question's words
 
 
 def document_frequencies(texts: Iterable[str]) -> tuple[Mapping[str, float], float]:
@@ -39,6 +40,7 @@ class Quote:
     text: str  # the passage's best sentences in passage order, verbatim ("" when none speaks to it)
     coverage: float  # share of the question's word weight the best sentence carries (0-1)
     type_found: bool  # the best sentence holds the kind of answer asked for (a number, a body, ...)
+    similarity: float = 0.0  # cosine of the best sentence and the question (0 without the model)
 
 
 def scored_quote(text: str, question: str, limit: int = 2, idf: Mapping[str, float] | None = None,
@@ -53,12 +55,20 @@ def question_weight(question: str, idf: Mapping[str, float] | None) -> float:
     return _score(" ".join(wanted), wanted, idf) or 1.0
 
 
-def best_quote(text: str, question: str, limit: int = 2, idf: Mapping[str, float] | None = None,
-               definition: bool = False) -> Quote:
-    wanted = {word for word in words_of(question) if word not in STOP and len(word) > 1}
+def split_sentences(text: str) -> list[tuple[int, str]]:
+    """(position, sentence) of the passage's sentences longer than 20 characters."""
     pieces = [s.strip() for s in SENTENCE.split(text) if s and s.strip()]
-    # Indices are positions in the passage, so only truly adjacent sentences are joined without "…".
-    sentences = [(index, piece) for index, piece in enumerate(pieces) if len(piece) > 20]
+    # Positions in the passage, so only truly adjacent sentences are joined without "…".
+    return [(index, piece) for index, piece in enumerate(pieces) if len(piece) > 20]
+
+
+def best_quote(text: str, question: str, limit: int = 2, idf: Mapping[str, float] | None = None,
+               definition: bool = False, meaning: Mapping[str, float] | None = None) -> Quote:
+    """``meaning``: sentence -> cosine with the question (``sentences.SentenceVectors``), when the
+    model is at hand; a sentence is then scored by the question words it carries *and* by how
+    close it is in meaning (MEANING_WEIGHT), so a sentence in other words can still be the answer."""
+    wanted = {word for word in words_of(question) if word not in STOP and len(word) > 1}
+    sentences = split_sentences(text)
     if not sentences:
         return Quote(0.0, _trim(text.strip()), 0.0, False)
     kind = "definition" if definition else answer_type.detect(question)
@@ -66,6 +76,8 @@ def best_quote(text: str, question: str, limit: int = 2, idf: Mapping[str, float
     scored = []
     for index, sentence in sentences:
         score = 0.0 if _table_line(sentence) else _score(sentence, wanted, idf)
+        if score and meaning is not None:
+            score = score / weight + MEANING_WEIGHT * max(0.0, meaning.get(sentence, 0.0))
         if score and kind != "other" and kind != "yes_no" and answer_type.present(kind, sentence):
             score *= 1.5
         if HEADING.match(sentence) and len(sentences) > 1:
@@ -82,7 +94,8 @@ def best_quote(text: str, question: str, limit: int = 2, idf: Mapping[str, float
         quote += (" " if before - index == 1 else " … ") + sentence
     best = scored[0][2]
     coverage = min(1.0, _score(best, wanted, idf) / weight)
-    return Quote(scored[0][0], _trim_around(quote, best, kind), coverage, answer_type.present(kind, best))
+    similarity = meaning.get(best, 0.0) if meaning is not None else 0.0
+    return Quote(scored[0][0], _trim_around(quote, best, kind), coverage, answer_type.present(kind, best), similarity)
 
 
 CODE_TOKEN = re.compile(r"^(?:[A-Z]{1,4}(?:/[A-Z]{1,4})?(?:\(\d+\))?|[-–—]+|\(\d+\)[-–—]?)$")

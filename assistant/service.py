@@ -88,6 +88,7 @@ class Assistant:
         self._searcher_factory = searcher_factory
         self._searcher = None
         self._meanings = None
+        self._sentences = None
         self.vocabulary = corpus.vocabulary
         # Typos are corrected only towards words the vocabulary or the corpus itself uses, so a
         # word the code prints ("nonresidential") is never "corrected" to another ("residential").
@@ -405,7 +406,30 @@ class Assistant:
         if not supported:  # the hits already fetched are the nearest sections: no second search
             return compose.abstain(query, list(dict.fromkeys(hit.section for hit in hits[:5]))[:3], corpus=self.corpus)
         chosen = _distinct_sections(supported)[:4]
-        return compose.passage_answer(query, chosen, self.corpus)
+        return compose.passage_answer(query, chosen, self.corpus, self._sentence_meaning(query.text, chosen))
+
+    def _sentence_meaning(self, question: str, hits) -> dict[str, float] | None:
+        """Closeness in meaning of each sentence of the hits to the question; None without a model."""
+        vectors = self._sentence_vectors()
+        if vectors is None:
+            return None
+        from .passages import split_sentences
+
+        query_vector = self.searcher.embed_query(question)
+        return vectors.similarities(query_vector, (s for hit in hits for _, s in split_sentences(hit.text)))
+
+    def _sentence_vectors(self):
+        if self._sentences is None:
+            searcher = self.searcher
+            encoder = getattr(searcher, "encoder", None)
+            if encoder is None:
+                return None
+            from .sentences import corpus_sentences, load_or_build
+
+            texts = [chunk.text for chunk in searcher.chunks if chunk.kind == "section"]
+            self._sentences = load_or_build(getattr(searcher, "path", None), encoder.model_id, corpus_sentences(texts),
+                                            lambda batch: encoder.encode(list(batch), batch_size=64))
+        return self._sentences
 
     def _mentions_district(self, text: str, districts: tuple[str, ...]) -> bool:
         lowered = text.lower()
