@@ -21,9 +21,11 @@ CALIBRATION = DATA / "calibration.json"
 # The signals each route reports (service.py / compose.py); the model uses exactly these.
 # Permit answers are judged by signals that do not depend on whether the question used the code's
 # own words (dev questions often do, residents' rarely): 5-fold cross-validation on dev kept
-# these five over the twelve measured, at the same accuracy with fewer wrong answers.
+# these five over the twelve measured, at the same accuracy with fewer wrong answers; the
+# meaning margin (continuous) over a yes/no "meaning agrees", which a near-tie with a sibling
+# row (ADU / junior ADU) flipped.
 FEATURES: dict[str, tuple[str, ...]] = {
-    "permit": ("row_covered", "cell_readable", "districts_covered", "meaning_agrees", "meaning_similarity"),
+    "permit": ("row_covered", "cell_readable", "districts_covered", "meaning_margin", "meaning_similarity"),
     "standards": ("row_share", "row_margin", "district_named", "cell_readable"),
     "passage": ("quote_coverage", "answer_type_found", "both_retrievers", "hit_rank", "dense_score", "sentence_similarity"),
     "definition": ("term_words", "term_quoted"),

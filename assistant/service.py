@@ -346,7 +346,15 @@ class Assistant:
             # Words support several rows about as well ("granny flat ... our house": Accessory dwelling
             # unit, Single-family dwelling); the one nearest in meaning is the one meant.
             similarity = {m.row: m.similarity for m in reversed(ranked)}
-            close = [m for m in matches if m.score >= matches[0].score - WORD_TIE]
+            said = set(words_of(phrase)) - STOP
+
+            def own_words(match) -> int:
+                return len(set(words_of(match.row)) & said)
+
+            # A row scored a little lower may still be meant when it explains more of the question's
+            # own words ("boutique hotel"), never when it only adds words the question lacks ("junior").
+            close = [m for m in matches if m.score == matches[0].score
+                     or (m.score >= matches[0].score - WORD_TIE and own_words(m) > own_words(matches[0]))]
             chosen = max(close, key=lambda m: (similarity.get(m.row, 0.0), -close.index(m)))
             matches = [m for m in matches if m.row == chosen.row] + [m for m in matches if m.row != chosen.row]
         if matches:
