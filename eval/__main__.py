@@ -30,8 +30,15 @@ from .records import MODES
 DEFAULT_REPORT = Path(__file__).resolve().parent / "report.md"
 
 
+class _Parser(argparse.ArgumentParser):
+    """Bad options are one line on stderr with exit status 2, like every other input error."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m eval", description="Score the assistant, baselines and retrievers on the dev and test sets.")
+    p = _Parser(prog="python -m eval", description="Score the assistant, baselines and retrievers on the dev and test sets.")
     p.add_argument("--set", choices=[*SETS, "all"], help="question set(s) (default: all; with --answers or --gold: dev)")
     p.add_argument("--gold", metavar="FILE", help="score this question file instead of the shipped set")
     p.add_argument("--limit", type=int, metavar="N", help="only the first N questions of each set")
@@ -55,7 +62,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _score_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m eval score", description="Score a saved answers file (the assistant's --json --batch contract) without running anything.")
+    p = _Parser(prog="python -m eval score", description="Score a saved answers file (the assistant's --json --batch contract) without running anything.")
     p.add_argument("--answers", required=True, metavar="FILE", help="one answer object per line, in the set's order")
     p.add_argument("--set", choices=list(SETS), default="dev", help="the question set the answers are for (default: dev)")
     p.add_argument("--gold", metavar="FILE", help="a question file instead of the shipped set")

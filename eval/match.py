@@ -109,6 +109,9 @@ def fact_pattern(fact: str) -> re.Pattern[str]:
     options = [digits + re.escape(rest)]
     if "," in m.group(1):  # "10,000" is also written "10000"
         options.append(r"(?<![\w.,])" + re.escape(m.group(0).replace(",", "")) + r"(?![.,]?\d)" + re.escape(rest))
+    elif len(m.group(1)) > 3 and not m.group(1).startswith("0"):  # and "5000" is also written "5,000"
+        grouped = f"{int(m.group(1)):,}" + (m.group(2) or "")
+        options.append(r"(?<![\w.,])" + re.escape(grouped) + r"(?![.,]?\d)" + re.escape(rest))
     if not m.group(2):
         value = int(m.group(1).replace(",", ""))
         options += [r"(?<![\w-])" + re.escape(w) + re.escape(rest) for w in number_words(value)]
@@ -135,12 +138,14 @@ def found_facts(text: str, facts: Iterable[str]) -> list[str]:
 # What a first line says about a land-use permit requirement. Code letters are matched in the
 # original case ("UP", not "up"); words lower-cased.
 _NOT = re.compile(r"\bnot (?:be )?(?:allowed|permitted)\b|\bprohibited\b|\bnot an? (?:allowed|permitted) use\b", re.I)
-_MUP = re.compile(r"\bminor use permit\b|\bMUP\b")
+_MUP = re.compile(r"(?i:\bminor use permit\b)|\bMUP\b")
 _UP = re.compile(r"(?<!minor )\buse permit\b|(?<![\w-])UP\b", re.I)
 _UP_WORDS = re.compile(r"(?<!minor )\buse permit\b", re.I)
 _UP_CODE = re.compile(r"(?<![\w-])UP(?![\w])")
-_S = re.compile(r"\bspecific use\b|\(S\)|(?<![\w-])S(?=[:)])")
-_P = re.compile(r"\(P\)|(?<!not )(?<!not be )\bpermitted\b(?! only\b)|(?<!not )(?<!not be )\ballowed by right\b")
+_S = re.compile(r"(?i:\bspecific use\b)|\(S\)|(?<![\w-])S(?=[:)])")
+_P = re.compile(
+    r"\(P\)|(?i:(?<!not )(?<!not be )(?<!not a )\bpermitted\b(?! only\b)|(?<!not )(?<!not be )\ballowed by right\b)"
+)
 
 PERMIT_CODES = ("P", "MUP", "UP", "S", "-")
 # For each expected code: the other meanings that make a first line wrong.

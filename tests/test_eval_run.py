@@ -1,5 +1,6 @@
-"""The gold loader, the runner (with fake assistant and fake search), saved answers, the baseline
-record. Hermetic and fast: no model, no index, no assistant."""
+"""The gold loader, the runner (with fake assistant and fake search), saved answers, the regression
+record (eval/baseline.py) and the simple baselines (eval/baselines.py). Hermetic and fast: no model,
+no index, no assistant."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from eval import baseline
-from eval.gold import DEFAULT_GOLD, EvalError, GoldError, InputError, load_gold
-from eval.records import MODES
+from eval import baseline, baselines
+from eval.gold import DEFAULT_GOLD, SETS, EvalError, GoldError, InputError, load_gold
+from eval.records import MODES, parse_answer
 from eval.run import load_answers, run
+from eval.score import SEARCH_K, summarize
 
 ITEMS = [
     {"id": "q001", "question": "granny unit in NL?", "category": "permit_table", "expected_answer": "Permitted (P).\nSee 17.42.170.",
@@ -34,11 +36,44 @@ def gold(tmp_path):
 
 
 # -- gold loader ----------------------------------------------------------------------------------
-def test_shipped_gold_set_loads():
-    items = load_gold(DEFAULT_GOLD)
-    assert len(items) >= 160
-    assert all(i.line >= 1 for i in items)
-    assert {i.abstain for i in items} == {True, False}
+def test_shipped_sets_load():
+    assert DEFAULT_GOLD == SETS["dev"] and list(SETS) == ["dev", "test"]
+    for name, minimum in (("dev", 300), ("test", 300)):
+        items = load_gold(SETS[name])
+        assert len(items) >= minimum, name
+        assert all(i.line >= 1 for i in items)
+        assert {i.abstain for i in items} == {True, False}
+
+
+TABLE_ITEM = {**ITEMS[0], "id": "t001", "table": "Table 2-3", "row": "Bar, tavern", "column": None, "expected_value": None,
+              "expected_cells": {"CE": "UP", "CI": "-"}, "group": "A31", "expected_document": "000"}
+
+
+def test_gold_table_fields(tmp_path):
+    path = write_gold(tmp_path / "g.jsonl", [TABLE_ITEM, {**ITEMS[1], "table": "Table 2-4", "row": "NM",
+                                                          "column": "Area", "expected_value": "5,000 sf"}])
+    bar, area = load_gold(path)
+    assert (bar.table, bar.row, bar.column, bar.expected_value) == ("Table 2-3", "Bar, tavern", None, None)
+    assert bar.expected_cells == (("CE", "UP"), ("CI", "-")) and bar.group == "A31" and bar.expected_document == "000"
+    assert (area.table, area.row, area.column, area.expected_value, area.expected_cells, area.group) == (
+        "Table 2-4", "NM", "Area", "5,000 sf", (), None)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"expected_cells": ["CE"]}, "field 'expected_cells' must map column names to printed values"),
+        ({"expected_cells": {"CE": 1}}, "field 'expected_cells' must map column names to printed values"),
+        ({"row": ""}, "field 'row' must be a non-empty string or null"),
+        ({"group": 7}, "field 'group' must be a non-empty string or null"),
+        ({"expected_document": 0}, "field 'expected_document' must be a string or null"),
+    ],
+)
+def test_gold_table_field_errors(tmp_path, change, message):
+    path = write_gold(tmp_path / "bad.jsonl", [{**TABLE_ITEM, **change}])
+    with pytest.raises(GoldError) as exc:
+        load_gold(path)
+    assert str(exc.value).endswith(f"bad.jsonl line 1: {message}")
 
 
 def test_gold_items_keep_line_numbers_and_skip_blank_lines(tmp_path):
@@ -185,52 +220,208 @@ def test_saved_answers_missing_file(tmp_path):
         load_answers(tmp_path / "none.jsonl")
 
 
-# -- baseline record ------------------------------------------------------------------------------
-RECORD = {"comment": "x", "answer_accuracy": 0.5, "citation_recall": 0.6, "abstention_accuracy": 0.7}
+# -- regression record (eval/baseline.py) ---------------------------------------------------------
+RECORD = {
+    "comment": "x",
+    "sets": {"dev": {"accuracy": 0.5, "wrong_rate": 0.2, "abstention_recall": 0.7, "questions": 4}},
+    "recorded": "2026-01-01",
+}
+
+
+def figures(accuracy, wrong_rate, abstention_recall, questions=4):
+    return {"accuracy": accuracy, "wrong_rate": wrong_rate, "abstention_recall": abstention_recall, "questions": questions}
 
 
 def test_shipped_baseline_is_valid():
     record = baseline.load(baseline.DEFAULT_BASELINE)
-    assert set(baseline.GATED) <= set(record) and record["comment"]
+    assert record["comment"] and "dev" in record["sets"]
+    assert set(record["sets"]) <= set(SETS)
+    for figs in record["sets"].values():
+        assert set(baseline.GATED) <= set(figs)
 
 
-def test_check_lists_figures_below_the_record():
-    ok = {"answer_accuracy": 0.5, "citation_recall": 0.9, "abstention_accuracy": 0.7}
-    assert baseline.check(ok, RECORD) == []
-    bad = {"answer_accuracy": 0.4, "citation_recall": None, "abstention_accuracy": 0.8}
-    assert baseline.check(bad, RECORD) == [
-        "answer_accuracy: 0.4000 < recorded 0.5000",
-        "citation_recall: not measured (recorded 0.6000)",
+def test_gated_figures_and_their_direction():
+    assert baseline.GATED == ("accuracy", "wrong_rate", "abstention_recall")
+    assert baseline.LOWER_IS_BETTER == {"wrong_rate"}
+
+
+def test_check_passes_equal_and_better_figures():
+    assert baseline.check({"dev": figures(0.5, 0.2, 0.7)}, RECORD) == []
+    assert baseline.check({"dev": figures(0.9, 0.0, 1.0)}, RECORD) == []
+    # float noise is not a regression
+    assert baseline.check({"dev": figures(0.5 - 1e-12, 0.2 + 1e-12, 0.7)}, RECORD) == []
+
+
+def test_check_lists_each_figure_that_moved_the_wrong_way():
+    assert baseline.check({"dev": figures(0.4, 0.3, 0.6)}, RECORD) == [
+        "dev accuracy: 0.4000 < recorded 0.5000",
+        "dev wrong_rate: 0.3000 > recorded 0.2000",  # a wrong-answer rate must not rise
+        "dev abstention_recall: 0.6000 < recorded 0.7000",
     ]
+    assert baseline.check({"dev": {**figures(0.5, 0.2, 0.7), "abstention_recall": None}}, RECORD) == [
+        "dev abstention_recall: not measured (recorded 0.7000)"]
 
 
-def test_update_raises_but_never_lowers_without_force():
-    summary = {"answer_accuracy": 0.8, "citation_recall": 0.5, "abstention_accuracy": 0.7, "questions": 3}
-    new, changes = baseline.updated(RECORD, summary, gold_sha256="abc", today="2026-01-02")
-    assert (new["answer_accuracy"], new["citation_recall"], new["abstention_accuracy"]) == (0.8, 0.6, 0.7)
-    assert new["questions"] == 3 and new["gold_sha256"] == "abc" and new["recorded"] == "2026-01-02"
-    assert new["comment"] == baseline.RECORDED_COMMENT
-    assert changes == ["answer_accuracy: 0.5000 -> 0.8000",
-                       "citation_recall: 0.5000 is below the record 0.6000; kept (use --force to lower it)"]
-    forced, _ = baseline.updated(RECORD, summary, force=True)
-    assert forced["citation_recall"] == 0.5
+def test_check_a_recorded_set_that_was_not_run():
+    record = {"sets": {**RECORD["sets"], "test": {"accuracy": 0.4, "wrong_rate": 0.1, "abstention_recall": 0.5}}}
+    assert baseline.check({"dev": figures(0.5, 0.2, 0.7)}, record) == [
+        "test accuracy: not measured (recorded 0.4000)",
+        "test wrong_rate: not measured (recorded 0.1000)",
+        "test abstention_recall: not measured (recorded 0.5000)",
+    ]
+    # a measured set without a record is not checked
+    assert baseline.check({"dev": figures(0.5, 0.2, 0.7), "test": figures(0, 1, 0)}, RECORD) == []
 
 
-def test_update_with_nothing_better_changes_nothing():
-    new, changes = baseline.updated(RECORD, {"answer_accuracy": 0.5, "citation_recall": 0.6, "abstention_accuracy": 0.1})
-    assert new == RECORD and len(changes) == 1
+def test_update_moves_to_better_figures_only():
+    summaries = {"dev": figures(0.8, 0.3, 0.7, questions=5)}
+    new, changes = baseline.updated(RECORD, summaries, digests={"dev": "abc"}, today="2026-02-03")
+    assert new["sets"]["dev"] == {"accuracy": 0.8, "wrong_rate": 0.2, "abstention_recall": 0.7, "questions": 5, "sha256": "abc"}
+    assert changes == [
+        "dev accuracy: 0.5000 -> 0.8000",
+        "dev wrong_rate: 0.3000 is worse than the record 0.2000; kept (use --force)",
+    ]
+    assert new["recorded"] == "2026-02-03" and new["comment"] == baseline.RECORDED_COMMENT
+    assert RECORD["sets"]["dev"]["accuracy"] == 0.5  # the record given is not changed
 
 
-@pytest.mark.parametrize("content", ["{", "[]", json.dumps({**RECORD, "citation_recall": 1.5}), json.dumps({"comment": "x"})])
-def test_bad_baseline_file(tmp_path, content):
+def test_update_lower_wrong_rate_is_better():
+    new, changes = baseline.updated(RECORD, {"dev": figures(0.5, 0.1, 0.7)}, today="2026-02-03")
+    assert new["sets"]["dev"]["wrong_rate"] == 0.1 and changes == ["dev wrong_rate: 0.2000 -> 0.1000"]
+
+
+def test_update_with_force_records_worse_figures():
+    new, changes = baseline.updated(RECORD, {"dev": figures(0.4, 0.3, 0.6)}, force=True, today="2026-02-03")
+    assert (new["sets"]["dev"]["accuracy"], new["sets"]["dev"]["wrong_rate"], new["sets"]["dev"]["abstention_recall"]) == (0.4, 0.3, 0.6)
+    assert changes == ["dev accuracy: 0.5000 -> 0.4000", "dev wrong_rate: 0.2000 -> 0.3000", "dev abstention_recall: 0.7000 -> 0.6000"]
+
+
+def test_update_adds_a_new_set():
+    new, changes = baseline.updated(RECORD, {"test": figures(0.6, 0.05, 0.9, questions=363)}, today="2026-02-03")
+    assert new["sets"]["test"] == figures(0.6, 0.05, 0.9, questions=363) and new["sets"]["dev"] == RECORD["sets"]["dev"]
+    assert changes == ["test accuracy: none -> 0.6000", "test wrong_rate: none -> 0.0500", "test abstention_recall: none -> 0.9000"]
+
+
+def test_update_with_nothing_better_keeps_the_figures_and_the_date():
+    new, changes = baseline.updated(RECORD, {"dev": figures(0.5, 0.2, 0.1)})
+    assert new == RECORD and changes == ["dev abstention_recall: 0.1000 is worse than the record 0.7000; kept (use --force)"]
+
+
+def test_update_refuses_an_unmeasured_figure():
+    with pytest.raises(EvalError, match="cannot update the baseline: dev accuracy was not measured"):
+        baseline.updated(RECORD, {"dev": {**figures(0.5, 0.2, 0.7), "accuracy": None}})
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("{", "not a valid JSON file"),
+        ("[]", "needs a 'sets' object"),
+        (json.dumps({"comment": "x"}), "needs a 'sets' object"),
+        (json.dumps({"sets": {}}), "needs a 'sets' object"),
+        (json.dumps({"answer_accuracy": 0.5}), "needs a 'sets' object"),  # the old flat record
+        (json.dumps({"sets": {"dev": []}}), "sets.dev must be an object"),
+        (json.dumps({"sets": {"dev": {**figures(0.5, 0.2, 0.7), "accuracy": 1.5}}}), "sets.dev.accuracy must be a number from 0 to 1"),
+        (json.dumps({"sets": {"dev": {**figures(0.5, 0.2, 0.7), "wrong_rate": True}}}), "sets.dev.wrong_rate must be a number from 0 to 1"),
+        (json.dumps({"sets": {"test": {"accuracy": 0.5, "wrong_rate": 0.1}}}), "sets.test.abstention_recall must be a number"),
+    ],
+)
+def test_bad_baseline_file(tmp_path, content, message):
     p = tmp_path / "b.json"
     p.write_text(content, encoding="utf-8")
-    with pytest.raises(InputError, match="b.json"):
+    with pytest.raises(InputError) as exc:
         baseline.load(p)
+    assert "b.json" in str(exc.value) and message in str(exc.value) and "\n" not in str(exc.value)
 
 
-def test_save_is_atomic_and_ordered(tmp_path):
+def test_missing_baseline_file(tmp_path):
+    with pytest.raises(InputError, match="nope.json: baseline file not found"):
+        baseline.load(tmp_path / "nope.json")
+
+
+def test_save_is_atomic_ordered_and_loads_back(tmp_path):
     p = tmp_path / "b.json"
-    baseline.save(p, {"extra": 1, **RECORD, "questions": 3})
-    assert list(json.loads(p.read_text())) == ["comment", *baseline.GATED, "questions", "extra"]
+    baseline.save(p, {"extra": 1, "recorded": "2026-01-01", **{k: v for k, v in RECORD.items() if k != "recorded"}})
+    assert list(json.loads(p.read_text())) == ["comment", "sets", "recorded", "extra"]
+    assert p.read_text().endswith("}\n")
     assert [f.name for f in tmp_path.iterdir()] == ["b.json"]
+    assert baseline.load(p)["sets"] == RECORD["sets"]
+
+
+def test_digest_is_the_sha256_of_the_file(tmp_path):
+    p = tmp_path / "g.jsonl"
+    p.write_bytes(b"abc")
+    assert baseline.digest(p) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
+
+# -- simple baselines (eval/baselines.py) ---------------------------------------------------------
+def test_always_abstain_is_an_answer_object_that_abstains():
+    a = baselines.always_abstain("bar in CE?")
+    assert a["question"] == "bar in CE?" and a["abstained"] is True and a["citations"] == [] and a["lookups"] == []
+    assert parse_answer(a, "w").abstained is True
+
+
+def fake_search(calls):
+    def search(query, k, mode):
+        calls.append((query, k, mode))
+        if "nothing" in query:
+            return []
+        top = {"bm25": "17.30.030", "dense": "17.44.040", "hybrid": "17.22.020"}[mode]
+        return [{"section": top, "text": f"  {mode} passage:\n fences  may be 6 feet tall. " + "x" * 900},
+                {"section": "17.90.020", "text": "second"}]
+    return search
+
+
+def test_top_passage_quotes_the_head_of_the_top_hit_and_cites_its_section():
+    calls = []
+    ask = baselines.top_passage(fake_search(calls), "hybrid")
+    a = ask("how tall can a fence be")
+    assert calls == [("how tall can a fence be", SEARCH_K, "hybrid")]
+    assert a["answer"].startswith("hybrid passage: fences may be 6 feet tall. x")  # whitespace collapsed
+    assert len(a["answer"]) == baselines.QUOTE_CHARS
+    assert a["citations"] == [{"section": "17.22.020"}] and a["abstained"] is False and a["lookups"] == []
+    assert a["route"] == "passage"
+    assert baselines.top_passage(fake_search([]), "bm25")("fence")["citations"] == [{"section": "17.30.030"}]
+
+
+def test_top_passage_abstains_without_hits():
+    a = baselines.top_passage(fake_search([]), "bm25")("nothing here")
+    assert a == baselines.always_abstain("nothing here")
+
+
+def test_top_passage_accepts_hit_objects():
+    hit = SimpleNamespace(section="17.44.065", text="Section text")
+    a = baselines.top_passage(lambda q, k, m: [hit], "bm25")("q")
+    assert (a["answer"], a["citations"]) == ("Section text", [{"section": "17.44.065"}])
+    assert baselines.top_passage(lambda q, k, m: [{"section": "17.1"}], "bm25")("q")["answer"] == "(no text)"
+
+
+def test_baseline_answerers():
+    assert list(baselines.baseline_answerers(None)) == ["always abstain"]
+    calls = []
+    answerers = baselines.baseline_answerers(fake_search(calls))
+    assert list(answerers) == ["always abstain", "top BM25 passage", "top hybrid passage"]
+    answerers["top BM25 passage"]("q")
+    answerers["top hybrid passage"]("q")
+    assert [m for _, _, m in calls] == ["bm25", "hybrid"]
+
+
+def test_cached_search_asks_once_per_query_k_and_mode():
+    calls = []
+    search = baselines.cached(fake_search(calls))
+    first = search("fence", 10, "bm25")
+    assert search("fence", 10, "bm25") == first and isinstance(first, tuple)
+    search("fence", 10, "hybrid")
+    search("fence", 5, "bm25")
+    assert calls == [("fence", 10, "bm25"), ("fence", 10, "hybrid"), ("fence", 5, "bm25")]
+
+
+def test_baselines_scored_like_the_assistant(gold):
+    """Always abstain is right exactly on the items to decline; a quoted passage never declines."""
+    abstain = summarize(run(gold, ask=baselines.always_abstain), modes=())
+    assert (abstain["correct"], abstain["wrong"], abstain["abstained"]) == (1, 0, 2)
+    assert abstain["accuracy"] == pytest.approx(1 / 3) and abstain["wrong_rate"] == 0.0
+    passage = summarize(run(gold, ask=baselines.top_passage(fake_search([]), "bm25")), modes=())
+    # q002's facts ("6 feet") are in the quoted passage; q001 wants P from Table 2-2; q003 should be declined
+    assert [m["id"] for m in passage["misses"]] == ["q001", "q003"]
+    assert (passage["correct"], passage["wrong"], passage["abstained"]) == (1, 2, 0)
