@@ -102,8 +102,10 @@ def calibrate(max_wrong_rate: float = MAX_WRONG_RATE, path: Path = CALIBRATION, 
     target = max(safe) if safe else min(IN_SAMPLE_TARGETS)
     final = fit(judged, target)
     kept = [j for j in judged if j.answered and outcome_with(final, j) == j.outcome]
+    encoder = getattr(assistant.searcher, "encoder", None)
     fitted_on = {
         "set": "dev",
+        "model": getattr(encoder, "model_id", None),  # meaning signals are comparable only under this model
         "questions": len(items),
         "max_wrong_rate": max_wrong_rate,
         "in_sample_target": target,

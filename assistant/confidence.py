@@ -31,6 +31,8 @@ FEATURES: dict[str, tuple[str, ...]] = {
     "definition": ("term_words", "term_quoted"),
     "section": ("section_found",),
 }
+# Signals whose values depend on the embedding model: meaningless under another model.
+MODEL_SIGNALS = frozenset({"dense_score", "sentence_similarity", "meaning_margin", "meaning_similarity"})
 # Before any fit: how often each route tends to be right (only the order matters).
 # A whole small table ("standards_table") is shown when its topic is named and no row is: every row
 # is a cell of the table, so it is as safe as a section lookup unless cells are unreadable.
