@@ -24,7 +24,7 @@ Outcome of one answer (``judge_answer``): right, wrong or abstained
         each with its printed value;
     and wrong otherwise.
     ``accuracy`` = right / questions; ``wrong_rate`` = wrong / questions (a wrong answer is worse
-    than none, so it is reported on its own); ``answered_accuracy`` = right / (right + wrong).
+    than none, so it is reported on its own); ``answered_accuracy`` = right answers / answers given (declines excluded).
 
 Citations (section level; ids compared exactly after stripping spaces; a section cited
 several times counts once per item). Only items with ``expected_sections`` (the answerable
@@ -313,7 +313,8 @@ def confidence_of(answer: AnswerView) -> float:
 
 def risk_coverage(results: Sequence[ItemResult], judgements: Sequence[Judgement]) -> dict[str, object]:
     """The risk-coverage curve of the answered questions ordered by confidence (module docstring)."""
-    answered = [(confidence_of(r.answer), i) for i, (r, j) in enumerate(zip(results, judgements)) if j.outcome != ABSTAINED]  # type: ignore[arg-type]
+    # Answers only: a question the assistant declined (rightly or not) is not on the curve.
+    answered = [(confidence_of(r.answer), i) for i, r in enumerate(results) if not r.answer.abstained]  # type: ignore[union-attr]
     answered.sort(key=lambda ci: (-ci[0], ci[1]))
     n = len(results)
     points = []
@@ -391,11 +392,13 @@ def summarize(results: Sequence[ItemResult], modes: Sequence[str] = MODES) -> di
     if judgements is not None:
         counts = abstention_counts((r.item.abstain, r.answer.abstained) for r in results)  # type: ignore[union-attr]
         abst = abstention_scores(counts)
-        answered_n = overall["correct"] + overall["wrong"]  # type: ignore[operator]
+        answered_results = [(r, j) for r, j in zip(results, judgements) if not r.answer.abstained]  # type: ignore[union-attr]
+        answered_n = len(answered_results)
+        answered_right = sum(j.correct for _, j in answered_results)
         para = paraphrase_consistency(results, judgements)
         curve = risk_coverage(results, judgements)
     else:
-        counts, abst, answered_n = None, {"precision": None, "recall": None, "accuracy": None}, 0
+        counts, abst, answered_n, answered_right = None, {"precision": None, "recall": None, "accuracy": None}, 0, 0
         para = {"groups": 0, "all_right": None, "agree": None}
         curve = {"points": [], "aurc": None, "coverage_at_risk": None, "risk_target": RISK_TARGET, "confidence_source": None}
     by_category: dict[str, object] = {}
@@ -414,7 +417,7 @@ def summarize(results: Sequence[ItemResult], modes: Sequence[str] = MODES) -> di
         "accuracy": overall["accuracy"],
         "answer_accuracy": overall["accuracy"],
         "wrong_rate": overall["wrong_rate"],
-        "answered_accuracy": ratio(overall["correct"], answered_n) if judgements is not None else None,  # type: ignore[arg-type]
+        "answered_accuracy": ratio(answered_right, answered_n) if judgements is not None else None,
         "citation_precision": overall["citation_precision"],
         "citation_recall": overall["citation_recall"],
         "abstention_precision": abst["precision"],

@@ -497,14 +497,14 @@ def test_summarize_hand_computed():
     assert (s["correct"], s["wrong"], s["abstained"]) == (2, 2, 1)  # q1, q4 | q2, q5 | q3
     assert s["accuracy"] == s["answer_accuracy"] == pytest.approx(2 / 5)
     assert s["wrong_rate"] == pytest.approx(2 / 5)
-    assert s["answered_accuracy"] == pytest.approx(2 / 4)
+    assert s["answered_accuracy"] == pytest.approx(1 / 3)  # answers given: q1 R, q2 W, q5 W (declines excluded)
     assert s["citation_precision"] == pytest.approx(3 / 4)  # q1 1 of 2, q3 1 of 1, q5 1 of 1; q2 nothing
     assert s["citation_recall"] == pytest.approx(3 / 4)  # q1, q3, q5 of q1, q2, q3, q5
     assert s["abstention_counts"] == {"tp": 1, "fp": 1, "fn": 0, "tn": 3}
     assert (s["abstention_precision"], s["abstention_recall"], s["abstention_accuracy"]) == (0.5, 1.0, pytest.approx(4 / 5))
-    # curve: q1 0.9 R, q2 0.7 W, q5 0.6 W, q4 (no confidence, no route) 0.5 R
-    assert [p["risk"] for p in s["risk_coverage"]["points"]] == pytest.approx([0, 1 / 2, 2 / 3, 2 / 4])
-    assert s["aurc"] == pytest.approx((0 + 1 / 2 + 2 / 3 + 2 / 4) / 4)
+    # curve: q1 0.9 R, q2 0.7 W, q5 0.6 W; the declined q3 and q4 are not on it
+    assert [p["risk"] for p in s["risk_coverage"]["points"]] == pytest.approx([0, 1 / 2, 2 / 3])
+    assert s["aurc"] == pytest.approx((0 + 1 / 2 + 2 / 3) / 3)
     assert s["risk_coverage"]["coverage_at_risk"] == pytest.approx(1 / 5)
     assert s["paraphrase_consistency"] is None and s["paraphrase"]["groups"] == 0
     assert s["latency_ms"] == {"p50": 20.0, "p95": 40.0, "n": 4, "source": "timing_ms"}
