@@ -38,7 +38,10 @@ def main() -> int:
 
     from assistant.service import load_assistant
 
-    questions = [json.loads(line)["question"] for line in (ROOT / "eval" / "dev.jsonl").open(encoding="utf-8")]
+    sets = {name: [json.loads(line)["question"] for line in (ROOT / "eval" / f"{name}.jsonl").open(encoding="utf-8")
+                   if line.strip()] for name in ("dev", "test")}
+    questions = [q for qs in sets.values() for q in qs]
+    in_set = {q: name for name, qs in sets.items() for q in qs}
     started = time.perf_counter()
     assistant = load_assistant()
     load_s = time.perf_counter() - started
@@ -49,6 +52,7 @@ def main() -> int:
 
     latencies: list[float] = []
     by_route: dict[str, list[float]] = defaultdict(list)
+    by_set: dict[str, list[float]] = defaultdict(list)
     embed: list[float] = []
     batch_seconds = []
     for _ in range(args.rounds):
@@ -59,6 +63,7 @@ def main() -> int:
             elapsed = (time.perf_counter() - t0) * 1000
             latencies.append(elapsed)
             by_route[answer.route].append(elapsed)
+            by_set[in_set[question]].append(elapsed)
         batch_seconds.append(time.perf_counter() - pass_start)
         for question in questions:
             t0 = time.perf_counter()
@@ -73,6 +78,8 @@ def main() -> int:
         "rounds": args.rounds,
         "load_seconds": round(load_s, 2),
         "answer_ms": {"p50": round(p50, 2), "p95": round(p95, 2)},
+        "answer_ms_by_set": {name: {"p50": round(percentile(v, 50), 2), "p95": round(percentile(v, 95), 2)}
+                             for name, v in by_set.items()},
         "answer_ms_by_route": {
             route: {"n": len(values) // args.rounds, "p50": round(percentile(values, 50), 2),
                     "p95": round(percentile(values, 95), 2)}
