@@ -190,3 +190,57 @@ def test_ca_alone_gets_a_clarifying_question(plain_assistant):
     # named by its name too, or with a zoning word: no question back
     assert plain_assistant.ask("equipment rental on Commerce Avenue (CA)").route == "permit"
     assert plain_assistant.ask("can I build an ADU in the CA zone?").route != "clarify"
+
+
+# -- mechanisms that keep a wrong answer from being given ------------------------------------------
+@pytest.mark.parametrize(
+    "question, units",
+    [
+        ("What share of required parking spaces may be compact stalls?", {"percent"}),
+        ("how wide must the landscape strip be", {"length"}),
+        ("how big does a parking space have to be", {"area", "length"}),
+        ("How many parking spaces does a bowling alley need?", {"count"}),
+        ("tell me about the TOC district", set()),
+    ],
+)
+def test_units_asked(question, units):
+    assert answer_type.units_asked(question) == frozenset(units)
+
+
+def test_units_must_agree_only_when_both_sides_state_one():
+    assert not answer_type.units_agree("What share of the spaces may be compact?", "Width: 8 feet")
+    assert not answer_type.units_agree("how wide must the strip be", "1 space for each two units")
+    assert answer_type.units_agree("how tall can a fence be", "42 in.")
+    assert answer_type.units_agree("what is the rule", "8 feet")
+
+
+def test_money_and_section_numbers():
+    assert answer_type.detect("What's the fine if my fence is too tall?") == "money"
+    assert answer_type.detect("How much is the fee for a use permit?") == "money"
+    assert not answer_type.present("money", "See Section 17.60.060 for fees.")
+    assert answer_type.present("money", "The fee is $250.")
+    assert not answer_type.present("number", "See Section 17.42.170 (Accessory dwelling units)")
+
+
+def test_a_quantity_question_is_not_answered_by_a_permit_code(plain_assistant):
+    answer = plain_assistant.ask("How many chickens can I keep in my backyard in NL?")
+    assert answer.route != "permit"
+
+
+def test_a_row_a_later_restatement_dropped_is_not_answered(plain_assistant):
+    # 002 restated Table 2-4 in full; 000's "Boutique hotel and motel" label is not in it
+    rows = plain_assistant.tables.rows["2-4"]
+    assert "Lodging - Boutique hotel or motel" in rows and "Lodging - Boutique hotel and motel" not in rows
+
+
+def test_rows_sharing_a_label_are_told_apart_by_their_heading(plain_assistant):
+    rows = plain_assistant.tables.rows["2-2 cannabis"]
+    assert {"Indoor Cultivation - Large", "Outdoor Cultivation - Large", "Mixed Light Cultivation - Large"} <= set(rows)
+    answer = plain_assistant.ask("large indoor cannabis grow in the CI district - allowed?")
+    assert [c["category"].endswith("Indoor Cultivation") for c in answer.lookups] == [True]
+    assert "Read as: Indoor Cultivation - Large" in answer.answer
+
+
+def test_a_full_question_naming_only_a_district_is_not_a_follow_up(plain_assistant):
+    answer = plain_assistant.ask("What is the TOC district?", history=["Can I open a bar on East Cotati Avenue?"])
+    assert "from_previous_question" not in answer.interpretation
