@@ -37,8 +37,9 @@ FEATURES: dict[str, tuple[str, ...]] = {
 MODEL_SIGNALS = frozenset({"dense_score", "sentence_similarity", "meaning_margin", "meaning_similarity"})
 # Before any fit: how often each route tends to be right (only the order matters).
 # A whole small table ("standards_table") is shown when its topic is named and no row is: every row
-# is a cell of the table, so it is as safe as a section lookup unless cells are unreadable.
-PRIORS = {"section": 0.9, "standards_table": 0.9, "permit": 0.8, "standards": 0.7, "definition": 0.6, "passage": 0.4}
+# is a cell of the table, so it is as safe as a section lookup unless cells are unreadable; a
+# district's own paragraph ("district"), found by its printed heading, likewise.
+PRIORS = {"section": 0.9, "standards_table": 0.9, "district": 0.9, "permit": 0.8, "standards": 0.7, "definition": 0.6, "passage": 0.4}
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,9 @@ PERMIT_TOPICS = frozenset({"allowed", "which_districts"})
 # A row found by meaning alone must be at least this close to the question (cosine); below it the
 # question is about something the tables do not list. The calibrated confidence decides the rest.
 MEANING_FLOOR = 0.45
+# What a question about a district itself asks (general English): what it is, means, is for, where.
+ABOUT_A_DISTRICT = re.compile(r"\b(?:what(?:s| is| are| does| do)|where|purpose|intended|meant|mean|means|stand for|for)\b")
+DISTRICT_PURPOSES = "17.20.030"  # "Purposes of the zoning districts": one printed paragraph per district
 ZONING_CONTEXT = re.compile(r"\b(?:zon(?:e|ed|es|ing)|district|districts|overlay)\b", re.I)
 # Words of a follow-up that add nothing of their own ("what about in NL?", "and in CD?").
 # Words of a permit question that ask rather than name the use (general English).
@@ -181,9 +184,34 @@ class Assistant:
             section = self._table_section(query.tables[0])
             if section is not None:
                 return compose.section_answer(query, section, self.corpus)
+        described = self._district_description(query)
+        if described is not None:
+            return described
         if query.topics or query.districts or query.land_use:
             return self._passages(query)
         return compose.abstain(query, self._nearest(query), corpus=self.corpus)
+
+    def _district_description(self, query: Query) -> Answer | None:
+        """"What is the NM district?", "where is the CE zone?": the paragraph the code prints under
+        that district's heading in 17.20.030 (purposes of the zoning districts), found by the heading."""
+        if len(query.districts) != 1 or query.land_uses or set(query.topics) & STANDARDS_TOPICS - {"definition"}:
+            return None
+        if not {answer_type.detect(query.text), answer_type.detect(query.normalized)} & {"definition", "other"}:
+            return None
+        if not ABOUT_A_DISTRICT.search(query.normalized) or re.search(r"\bwhich\b", query.normalized):
+            return None  # "which parcel was rezoned to NM?" asks for something else than what NM is
+        section = self.corpus.section(DISTRICT_PURPOSES)
+        if section is None:
+            return None
+        symbol = query.districts[0]
+        district = self.vocabulary.district(symbol)
+        names = [re.escape(n) for n in ((district.name,) if district else ())]
+        heading = re.compile(rf"^(?:\d+\.\s*)?(?:{symbol}\s*\(|(?:{'|'.join(names) or '$^'})\s*\({symbol}\)\.)")
+        paragraph = next((line.strip() for line in section.text.split("\n") if heading.match(line.strip())), None)
+        if paragraph is None:
+            return None
+        found = compose.section_answer(query, section, self.corpus, _clip_sentences(re.sub(r"^\d+\.\s*", "", paragraph)))
+        return replace(found, route="district", signals={"heading_found": 1.0})
 
     def _clarify(self, query: Query) -> Answer | None:
         """A district symbol that is also everyday shorthand ("I live in CA"), named by the symbol
@@ -585,6 +613,15 @@ def _subsection(text: str, path: tuple[str, ...]) -> str:
         if taken or item.match(line):
             taken.append(line)  # the item and its lettered parts (a., b., ...)
     return _clip(" ".join(taken) if taken else lines[start])
+
+
+def _clip_sentences(text: str, limit: int = 700) -> str:
+    """The text up to the last whole sentence within ``limit`` characters."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    end = max(cut.rfind(". "), cut.rfind("; "))
+    return cut[: end + 1] if end > 0 else _clip(text, limit)
 
 
 def _clip(text: str, limit: int = 600) -> str:
