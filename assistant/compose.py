@@ -171,8 +171,8 @@ def passage_answer(query: Query, hits, corpus, meaning=None) -> Answer:
         section = corpus.section(hit.section, hit.document)
         if section is None:
             continue
-        chosen = best_quote(hit.text, query.text, idf=corpus.idf, definition="definition" in query.topics,
-                            meaning=meaning)
+        chosen = best_quote(hit.text, query.corrected or query.text, idf=corpus.idf,
+                            definition="definition" in query.topics, meaning=meaning)
         if chosen.text:
             found.append((-chosen.score, order, section, chosen.text, chosen, hit))
     if not found:

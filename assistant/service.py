@@ -449,7 +449,7 @@ class Assistant:
         return max(holders, key=lambda s: (s.date, s.document)) if holders else None
 
     def _passages(self, query: Query) -> Answer:
-        hits = self._hits(query.text, 8)
+        hits = self._hits(query.corrected or query.text, 8)
         preferred = {s for topic in query.topics for s in self.vocabulary.topics[topic][1]}
         ranked = sorted(hits, key=lambda h: (h.section not in preferred, h.rank))
         # Table-row chunks are text made from cells for retrieval: quotes come from the documents.
@@ -460,7 +460,8 @@ class Assistant:
         if not supported:  # the hits already fetched are the nearest sections: no second search
             return compose.abstain(query, list(dict.fromkeys(hit.section for hit in hits[:5]))[:3], corpus=self.corpus)
         chosen = _distinct_sections(supported)[:4]
-        return compose.passage_answer(query, chosen, self.corpus, self._sentence_meaning(query.text, chosen))
+        return compose.passage_answer(query, chosen, self.corpus,
+                                      self._sentence_meaning(query.corrected or query.text, chosen))
 
     def _sentence_meaning(self, question: str, hits) -> dict[str, float] | None:
         """Closeness in meaning of each sentence of the hits to the question; None without a model."""
@@ -503,7 +504,7 @@ class Assistant:
             return []
 
     def _nearest(self, query: Query) -> list[str]:
-        return list(dict.fromkeys(hit.section for hit in self._hits(query.text, 5)))[:3]
+        return list(dict.fromkeys(hit.section for hit in self._hits(query.corrected or query.text, 5)))[:3]
 
 
 def use_phrase(phrase: str) -> str:

@@ -16,6 +16,7 @@ class Query:
 
     text: str
     normalized: str
+    corrected: str = ""  # the question as typed with misspelt words corrected (what search and quotes use)
     sections: tuple[str, ...] = ()  # section numbers named ("17.44.065")
     subsection: tuple[str, ...] = ()  # subsection of the first one: ("E",) or ("D", "5")
     tables: tuple[str, ...] = ()  # table numbers named ("2-4")

@@ -28,12 +28,14 @@ def understand(question: str, vocabulary: Vocabulary, known_words: Iterable[str]
     A caller answering many questions passes one precomputed set (see ``known_words_of``)."""
     known = known_words if isinstance(known_words, (set, frozenset)) else known_words_of(vocabulary, known_words or ())
     normalized = _normalize(question, known)
+    corrected = _corrected(question, normalized)
     districts, district_words = _districts(question, normalized, vocabulary)
     land_uses = _land_uses(normalized, vocabulary)
     land_use, land_use_words = land_uses[0] if land_uses else ("", "")
     return Query(
         text=question,
         normalized=normalized,
+        corrected=corrected,
         sections=tuple(dict.fromkeys(SECTION.findall(question))),
         subsection=_subsection_path(question),
         tables=tuple(dict.fromkeys(TABLE.findall(question))),
@@ -62,9 +64,22 @@ def _normalize(question: str, known: set[str]) -> str:
     for word in words:
         if len(word) >= 5 and word.isalpha() and word not in known and not _plural_of_known(word, known):
             close = difflib.get_close_matches(word, known, n=1, cutoff=0.85)
-            word = close[0] if close else word
+            # An inflection of a known word ("remove" / "removed") is a word, not a typo.
+            if close and not (close[0].startswith(word) or word.startswith(close[0])):
+                word = close[0]
         fixed.append(word)
     return " ".join(fixed)
+
+
+def _corrected(question: str, normalized: str) -> str:
+    """The question as typed, with each misspelt word replaced by its correction ("aplication" ->
+    "application"), keeping everything else (section numbers, case, punctuation) for search."""
+    typed = WORD.findall(question.lower().replace("’", "'"))
+    fixes = {a: b for a, b in zip(typed, normalized.split(" ")) if a != b}
+    if not fixes:
+        return question
+    pattern = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(re.escape(w) for w in fixes) + r")(?![A-Za-z0-9])", re.I)
+    return pattern.sub(lambda m: fixes.get(m.group(0).lower(), m.group(0)), question)
 
 
 def _plural_of_known(word: str, known: set[str]) -> bool:

@@ -244,3 +244,14 @@ def test_rows_sharing_a_label_are_told_apart_by_their_heading(plain_assistant):
 def test_a_full_question_naming_only_a_district_is_not_a_follow_up(plain_assistant):
     answer = plain_assistant.ask("What is the TOC district?", history=["Can I open a bar on East Cotati Avenue?"])
     assert "from_previous_question" not in answer.interpretation
+
+
+def test_search_uses_the_question_with_its_typos_corrected(plain_assistant):
+    from assistant.understand import understand
+
+    query = understand("incomplete aplication for 17.36.040(E) - who aproves it?", plain_assistant.vocabulary,
+                       plain_assistant.known_words)
+    assert query.corrected == "incomplete application for 17.36.040(E) - who approves it?"
+    # an inflection is a word, not a typo
+    assert understand("how long to remove graffiti", plain_assistant.vocabulary,
+                      plain_assistant.known_words).corrected == "how long to remove graffiti"
