@@ -28,6 +28,10 @@ PERMIT_TOPICS = frozenset({"allowed", "which_districts"})
 # A row found by meaning alone must be at least this close to the question (cosine); below it the
 # question is about something the tables do not list. The calibrated confidence decides the rest.
 MEANING_FLOOR = 0.45
+# Where a second question starts: after a question mark, or at "and" before a question word.
+# ("Can I build an ADU? im in NL" is one question with its context, not two.)
+SECOND_QUESTION = re.compile(
+    r"(?:\?\s+|,?\s+(?:and|also)\s+)(?=(?:how|what|who|where|when|which|do|does|is|are|can|could|may|must)\b)", re.I)
 # What a question about a district itself asks (general English): what it is, means, is for, where.
 ABOUT_A_DISTRICT = re.compile(r"\b(?:what(?:s| is| are| does| do)|where|purpose|intended|meant|mean|means|stand for|for)\b")
 DISTRICT_PURPOSES = "17.20.030"  # "Purposes of the zoning districts": one printed paragraph per district
@@ -122,7 +126,10 @@ class Assistant:
         else:
             query = understand(text, self.vocabulary, self.known_words)
             answer = self._clarify(query)
-            if answer is None:
+            parts = self._parts(text) if answer is None else []
+            if parts:
+                answer = self._compound(text, parts)
+            elif answer is None:
                 query, previous = self._in_context(query, history)
                 answer = self._calibrated(query, self._interpreted(query, self._answer(query), previous))
                 if previous:
@@ -212,6 +219,40 @@ class Assistant:
             return None
         found = compose.section_answer(query, section, self.corpus, _clip_sentences(re.sub(r"^\d+\.\s*", "", paragraph)))
         return replace(found, route="district", signals={"heading_found": 1.0})
+
+    def _parts(self, text: str) -> list[Query]:
+        """Two questions in one ("Can I open a gym in CD, and how many parking spaces does it need?"):
+        split where a second question starts, when each part names something of its own (a use, a
+        district, a topic or a section). Otherwise []: one question."""
+        pieces = [p.strip(" ,;?") for p in SECOND_QUESTION.split(text) if p and p.strip(" ,;?")]
+        if len(pieces) != 2 or any(len(WORD.findall(p.lower())) < 3 for p in pieces):
+            return []
+        queries = [understand(p + "?", self.vocabulary, self.known_words) for p in pieces]
+        if not all(q.districts or q.land_uses or q.topics or q.sections or q.apn for q in queries):
+            return []
+        return queries
+
+    def _compound(self, text: str, parts: list[Query]) -> Answer:
+        """Each part answered on its own; the answerable part is given, the other named as not answered."""
+        answers = [self._calibrated(q, self._interpreted(q, self._answer(q))) for q in parts]
+        given = [(q, a) for q, a in zip(parts, answers) if not a.abstained]
+        if not given:
+            return replace(answers[0], question=text)
+        lines = [" ".join(a.first_line for _, a in given)]
+        for number, (q, a) in enumerate(zip(parts, answers), 1):
+            if a.abstained:
+                lines.append(f"Part {number} (\"{q.text}\") is not answered: the code documents here do not clearly answer it.")
+            else:
+                lines.append(f"Part {number} (\"{q.text}\"):")
+                lines.extend(line for line in a.answer.split("\n")[1:] if not line.startswith("Source:"))
+        citations = tuple({(c.section, c.document, c.table): c for _, a in given for c in a.citations}.values())
+        lines.append(compose.source_line(list(citations), self.corpus))
+        confidences = [a.confidence for _, a in given if a.confidence is not None]
+        return Answer(question=text, answer="\n".join(lines), abstained=False, citations=citations,
+                      lookups=tuple(cell for _, a in given for cell in a.lookups), route="compound",
+                      confidence=min(confidences) if confidences else None,
+                      interpretation={"parts": [a.interpretation for a in answers]},
+                      nearest=tuple(s for a in answers if a.abstained for s in a.nearest))
 
     def _clarify(self, query: Query) -> Answer | None:
         """A district symbol that is also everyday shorthand ("I live in CA"), named by the symbol

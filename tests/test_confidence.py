@@ -255,3 +255,16 @@ def test_search_uses_the_question_with_its_typos_corrected(plain_assistant):
     # an inflection is a word, not a typo
     assert understand("how long to remove graffiti", plain_assistant.vocabulary,
                       plain_assistant.known_words).corrected == "how long to remove graffiti"
+
+
+def test_two_questions_in_one_are_answered_part_by_part(plain_assistant):
+    answer = plain_assistant.ask("Can I build an ADU in NL? How tall can a fence be in a rear setback in a residential zone?")
+    assert answer.route == "compound"
+    assert {c["table"] for c in answer.lookups} == {"2-2", "3-2"}
+    assert "Part 1 (" in answer.answer and "Part 2 (" in answer.answer
+
+
+def test_context_after_a_question_mark_is_not_a_second_question(plain_assistant):
+    answer = plain_assistant.ask("can i build a granny unit in my backyard? im in the NL zone")
+    assert answer.route == "permit"
+    assert [(c["row"], c["column"]) for c in answer.lookups] == [("Accessory dwelling unit", "NL")]
