@@ -90,48 +90,12 @@ def test_highlight_finds_quote_pieces_across_whitespace(quote, marked):
     assert [text[a:b] for a, b in views.highlight_spans(text, quote)] == marked
 
 
-def test_section_html_escapes_and_marks():
-    class S:
-        id, title, document, date, pages, excerpt, ordinance_section = "17.1.1", "A <b>", "001", "2026-08-11", (2,), True, "SECTION 3"
-        text = "Intro <script>x</script>. The quoted words here."
-
-    page = views.section_html(S, label("001"), "Cotati Municipal Code § 17.1.1", "The quoted words here.", ["Older (2020)"])
-    assert "<script>" not in page and "&lt;script&gt;" in page and "A &lt;b&gt;" in page
-    assert '<mark id="quoted-1">The quoted words here.</mark>' in page
-    assert "Section 3 · page 2 · excerpt" in page and "Also stated in: Older (2020)." in page
-    S.text = "Shown in Table 2-4 below.\nTable 2-4 Parcel Size\nrows"
-    assert '<mark id="quoted-1">Table 2-4 Parcel Size</mark>' in views.section_html(S, "d", "c", table="2-4")
-
-
 def _entry(column, value, document="002", date="2025-12-09", history=(), footnotes=(), **kw):
     cell = Cell(table="2-4", section="17.22.020", category="Retail Trade", row="Bar, tavern", column=column, value=value,
                 document=document, date=date, footnotes=footnotes, ordinance_section="SECTION 7", **kw)
     return EffectiveCell(cell=cell, history=history)
 
 
-def test_permit_markdown_every_district_with_notes_source_and_history():
-    note = Footnote("3", "See Section 17.42.165, Retail use maximum floor area.", "category")
-    cells = [
-        _entry("HC", "UP", history=(HistoryEntry("UP", "000", "2023-11-06"),), footnotes=(note,)),
-        _entry("NG", "MUP", document="001", date="2026-08-11", history=(HistoryEntry("UP", "000", "2023-11-06"),)),
-        _entry("SW", None, review=True, review_reason="merged cell"),
-    ]
-    names = {"HC": "Historic Core", "NG": "Northern Gateway"}
-    text = views.permit_markdown("2-4", "Bar, tavern", cells, lambda s: names.get(s, ""), label)
-    lines = text.split("\n")
-    assert lines[0] == "### Bar, tavern — Table 2-4 (§ 17.22.020)"
-    assert ("| **HC** Historic Core | use permit (UP) | (3) | Ord. 939 (Santero Way and TOC districts), 2025-12-09, "
-            "Section 7 | use permit (UP) — Telecommunications facilities ordinance, 2023-11-06 |") in lines
-    assert ("| **NG** Northern Gateway | minor use permit (MUP) | — | Corrections and streamlining ordinance, "
-            "2026-08-11, Section 7 | use permit (UP) — Telecommunications facilities ordinance, 2023-11-06 "
-            "(changed) |") in lines
-    assert "| **SW** | unreadable (could not be read with confidence: merged cell) | — |" in text
-    assert "- (3) See Section 17.42.165, Retail use maximum floor area." in lines
-    sources = views.row_sources(cells, label, lambda d: "ordinance")
-    assert [s[0] for s in sources] == [label("002"), label("001")]
-
-
-# -- the engine over the real corpus -----------------------------------------------------------
 @pytest.fixture(scope="module")
 def loaded():
     from assistant.service import load_assistant

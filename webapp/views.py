@@ -4,7 +4,6 @@ the same inputs always give the same text."""
 
 from __future__ import annotations
 
-import html
 import re
 
 from assistant.permits import SHORT_WORDS
@@ -120,13 +119,6 @@ def _part_label(text: str, document_label) -> str:
     return f"{name}, preamble" if found.group(2) == "PREAMBLE" else f"{name}, Section {found.group(3)}"
 
 
-def citation_choices(answer, document_label) -> list[tuple[str, int]]:
-    """(label, index) for the radio that opens a cited section."""
-    return [(citation_line(number, citation, document_label(citation.document)), number - 1)
-            for number, citation in enumerate(answer.citations, start=1)]
-
-
-# -- sections --------------------------------------------------------------------------------
 def highlight_spans(text: str, quote: str) -> list[tuple[int, int]]:
     """Where the quote's pieces stand in ``text`` (start, end), in text order.
 
@@ -153,52 +145,6 @@ def highlight_spans(text: str, quote: str) -> list[tuple[int, int]]:
     return merged
 
 
-def marked_html(text: str, spans: list[tuple[int, int]]) -> str:
-    out, at = [], 0
-    for number, (start, end) in enumerate(spans, start=1):
-        out.append(html.escape(text[at:start]))
-        out.append(f'<mark id="quoted-{number}">{html.escape(text[start:end])}</mark>')
-        at = end
-    out.append(html.escape(text[at:]))
-    return "".join(out)
-
-
-def table_spans(text: str, table: str) -> list[tuple[int, int]]:
-    """The heading line(s) of Table ``table`` ("Table 2-4" at a line start), to mark on a jump."""
-    return [(m.start(), m.end()) for m in re.finditer(rf"(?m)^Tables?\s+{re.escape(table)}\b.*$", text)]
-
-
-def section_html(section, document_label: str, citation: str, quote: str = "", others: list[str] | None = None,
-                 note: str = "", table: str = "") -> str:
-    """A section's full text with the quoted passage (or a table's heading) marked, its document, date and citation."""
-    spans = highlight_spans(section.text, quote) if quote else table_spans(section.text, table) if table else []
-    heading = f"§ {section.id} {section.title}".strip() if ":" not in section.id else f"{section.id} {section.title}".strip()
-    meta = [document_label, section.date]
-    where = ordinance_part(section.ordinance_section)
-    if where:
-        meta.append(where)
-    if section.pages:
-        meta.append(("page " if len(section.pages) == 1 else "pages ") + ", ".join(str(p) for p in section.pages))
-    if section.excerpt:
-        meta.append("excerpt: the document states only part of this section")
-    parts = ['<div class="section-view">']
-    if note:
-        parts.append(f'<p class="section-note">{html.escape(note)}</p>')
-    parts.append(f"<h3>{html.escape(heading)}</h3>")
-    parts.append(f'<p class="section-meta">{html.escape(" · ".join(meta))}</p>')
-    parts.append(f'<p class="section-cite">Cite as: <span>{html.escape(citation)}</span></p>')
-    if quote:
-        status = ("The quoted passage is highlighted." if spans else
-                  "The quoted passage could not be located word for word in this text; it reads: " + quote)
-        parts.append(f'<p class="section-note">{html.escape(status)}</p>')
-    if others:
-        parts.append(f'<p class="section-note">Also stated in: {html.escape("; ".join(others))}.</p>')
-    parts.append(f'<div class="section-text" tabindex="0" aria-label="Text of {html.escape(heading)}">'
-                 f"{marked_html(section.text, spans)}</div>")
-    parts.append("</div>")
-    return "\n".join(parts)
-
-
 def section_text(section, document_label: str, citation: str) -> str:
     """Plain text of a section for the API: heading, source line, citation, the text."""
     heading = f"§ {section.id} {section.title}".strip() if ":" not in section.id else f"{section.id} {section.title}".strip()
@@ -212,57 +158,6 @@ def requirement_words(value: str | None) -> str:
     if value is None:
         return "unreadable"
     return SHORT_WORDS.get(value, value)  # "use permit (UP)", "not allowed"
-
-
-def permit_markdown(table: str, row: str, cells: list, district_name, document_label) -> str:
-    """Every column of one land-use row: requirement, footnotes, source document, history."""
-    if not cells:
-        return f"No cells are recorded for “{md_escape(row)}” in Table {md_escape(table)}."
-    first = cells[0].cell
-    out = [f"### {md_escape(row)} — Table {md_escape(table)} (§ {first.section})", ""]
-    facts = []
-    if first.category:
-        facts.append(f"Category: {md_escape(first.category)}.")
-    regulations = sorted({entry.cell.regulation for entry in cells if entry.cell.regulation})
-    if regulations:
-        facts.append("Specific use regulations: " + ", ".join(f"§ {r}" for r in regulations) + ".")
-    if facts:
-        out.extend([" ".join(facts), ""])
-    out.append("| District | Requirement | Notes | Source | Earlier statements |")
-    out.append("|---|---|---|---|---|")
-    notes: dict[str, str] = {}
-    for entry in cells:
-        cell = entry.cell
-        name = district_name(cell.column)
-        district = f"**{md_escape(cell.column)}**" + (f" {md_escape(name)}" if name else "")
-        value = md_escape(requirement_words(cell.value))
-        flags = []
-        if cell.review:
-            flags.append("could not be read with confidence" + (f": {md_escape(cell.review_reason)}" if cell.review_reason else ""))
-        if cell.interim:
-            flags.append("\\* interim use only")
-        if not entry.restated:
-            flags.append("left out of the later restatement by " + ", ".join(md_escape(document_label(d)) for d in entry.dropped_by))
-        if flags:
-            value += " (" + "; ".join(flags) + ")"
-        marks = []
-        for note in cell.footnotes:
-            marks.append(f"({md_escape(note.number)})")
-            if note.text:
-                notes.setdefault(note.number, note.text)
-        where = ordinance_part(cell.ordinance_section)
-        source = f"{md_escape(document_label(cell.document))}, {cell.date}" + (f", {where}" if where else "")
-        history = "; ".join(
-            f"{md_escape(requirement_words(h.value))} — {md_escape(document_label(h.document))}, {h.date}"
-            + (" (changed)" if h.value != cell.value else "")
-            for h in entry.history
-        ) or "—"
-        out.append(f"| {district} | {value} | {' '.join(marks) or '—'} | {source} | {history} |")
-    if notes:
-        out.extend(["", "**Notes**", ""])
-        for number, text in sorted(notes.items(), key=lambda item: (not item[0].isdigit(), int(item[0]) if item[0].isdigit() else 0, item[0])):
-            out.append(f"- ({md_escape(number)}) {md_escape(text)}")
-    return "\n".join(out)
 
 
 def row_sources(cells: list, document_label, document_kind) -> list[tuple[str, str, str, str]]:
