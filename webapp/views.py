@@ -1,5 +1,5 @@
-"""Pure rendering for the web app: answers as Markdown, sections as HTML with the quoted
-passage highlighted, permit-table rows, and citation strings to copy. No gradio, no I/O:
+"""Pure rendering helpers for the web app: answers as Markdown, where a quote sits in a section's
+text, section text and citation strings to copy (pages.py lays out the HTML). No gradio, no I/O:
 the same inputs always give the same text."""
 
 from __future__ import annotations
