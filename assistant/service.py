@@ -47,6 +47,7 @@ QUESTION_WORDS = frozenset("how tall high wide big much many long far deep large
                            "allowed rule rules requirement requirements".split())
 FOLLOW_UP_WORDS = frozenset("what about how and also then same there here instead".split())
 FOLLOW_UP = re.compile(r"^\s*(?:and |so )?(?:what|how) about\b|^\s*and\b", re.I)
+FINDER_FLOOR = 0.3  # browsing rows ("tattoo" -> Personal services) may show nearer misses than an answer may
 MEANING_SWITCH = 0.08  # a word-matched row this much less close in meaning than the nearest row gives way to it
 MEANING_NEAR = 0.05
 WORD_TIE = 0.25  # word-match scores this close to the best are a tie that meaning breaks  # rows this close to the nearest are one family ("Adult day care - 7 to 14 clients", ...)
@@ -474,6 +475,18 @@ class Assistant:
             self._meanings = UseMeanings(row_descriptions(self.tables, self.definitions, self.vocabulary.synonyms),
                                          lambda texts: encoder.encode(list(texts), batch_size=32))
         return self._meanings
+
+    def resolve_uses(self, phrase: str, limit: int = 12, floor: float = FINDER_FLOOR) -> list[tuple[str, str]]:
+        """(table, row) of the permit-table rows a land-use phrase names, best first: rows its words
+        name (with the everyday words of the vocabulary), then rows near it in meaning ("salon" ->
+        Personal services). The app's land-use finder uses this, as the answers do."""
+        query = understand(phrase, self.vocabulary, self.known_words)
+        found = [(m.table, m.row) for m in self.tables.match(query.normalized, synonyms=" ".join(query.land_uses))]
+        meanings = self._use_meanings()
+        if meanings is not None:
+            found += [(m.table, m.row) for m in meanings.rank(use_phrase(query.normalized), n=limit)
+                      if m.similarity >= floor]
+        return list(dict.fromkeys(found))[:limit]
 
     def _apn(self, query: Query) -> Answer:
         holders = [s for s in self.corpus.sections if query.apn in s.text]

@@ -268,3 +268,8 @@ def test_context_after_a_question_mark_is_not_a_second_question(plain_assistant)
     answer = plain_assistant.ask("can i build a granny unit in my backyard? im in the NL zone")
     assert answer.route == "permit"
     assert [(c["row"], c["column"]) for c in answer.lookups] == [("Accessory dwelling unit", "NL")]
+
+
+def test_resolve_uses_without_a_model_finds_rows_by_words(plain_assistant):
+    assert ("2-3", "Health/fitness facility") in plain_assistant.resolve_uses("gym")
+    assert plain_assistant.resolve_uses("zzzz qqqq") == []
