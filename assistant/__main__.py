@@ -19,11 +19,13 @@ def main(argv: list[str] | None = None) -> int:
     calibrate.add_argument("--max-wrong-rate", type=float, default=None, metavar="R",
                            help="wrong answers allowed, as a share of the dev questions (default 0.03)")
     args = parser.parse_args(argv)
+    if args.command == "ask" and (args.question is None) == (args.batch is None):
+        parser.error("give a QUESTION or --batch FILE (not both)")
+    if not _corpus_ok():
+        return 1
     if args.command == "calibrate":
         return _calibrate(args)
     in_force = _in_force(parser, args.as_of) if args.as_of else None
-    if (args.question is None) == (args.batch is None):
-        parser.error("give a QUESTION or --batch FILE (not both)")
     questions = [args.question] if args.batch is None else _read_batch(args.batch)
     if questions is None:
         return 2
@@ -46,6 +48,19 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.close()
         return 0
     return 1 if failed else 0
+
+
+def _corpus_ok() -> bool:
+    """The corpus is what its manifest says (every document present, readable, unchanged); else one line."""
+    from ingest import IngestError
+    from ingest.integrity import check_corpus
+
+    try:
+        check_corpus()
+    except IngestError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return False
+    return True
 
 
 def _calibrate(args) -> int:
