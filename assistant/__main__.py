@@ -29,8 +29,16 @@ def main(argv: list[str] | None = None) -> int:
     questions = [args.question] if args.batch is None else _read_batch(args.batch)
     if questions is None:
         return 2
+    from index.store import check_index_dir
+    from index.types import EncoderError, IndexBuildError, IndexStoreError
+
     from . import load_assistant
 
+    try:
+        check_index_dir()
+    except IndexStoreError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     assistant = load_assistant(progress=_progress, as_of=args.as_of)
     failed = False
     try:
@@ -47,6 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # piped into `head`: not an error
         sys.stderr.close()
         return 0
+    except (IndexStoreError, IndexBuildError, EncoderError) as error:  # the index could not be opened or built
+        print(f"\nerror: {error}", file=sys.stderr)
+        return 1
     return 1 if failed else 0
 
 

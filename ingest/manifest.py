@@ -30,7 +30,7 @@ def load_manifest(corpus_dir: Path) -> tuple[DocumentInfo, ...]:
     except FileNotFoundError:
         raise IngestError(str(path), "no manifest.json in the corpus folder") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise IngestError(str(path), f"manifest is not valid JSON ({exc})") from None
+        raise IngestError(str(path), f"manifest is not valid JSON ({exc}); fix it or restore it (git checkout corpus/)") from None
     entries = data.get("documents") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not entries:
         raise IngestError(str(path), "manifest has no 'documents' list")

@@ -8,6 +8,7 @@ status line), then serve. Nothing is loaded when this module or ``app`` is impor
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 
@@ -135,10 +136,42 @@ def main(argv: list[str] | None = None) -> int:
     status, banner = corpus_problems(args.allow_degraded)
     if status is not None:
         return status
+    problem = _setup_problem(args.host, args.port)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 1
     print("loading the corpus and tables…", file=sys.stderr, flush=True)
     engine = Engine.load()
     demo = build_demo(engine, contact=args.planning_contact)  # imports gradio; the model's imports start after, not alongside
     engine.start_index()
     print(f"serving on http://{args.host}:{args.port} (Ctrl+C stops)", file=sys.stderr, flush=True)
-    launch(demo, args.host, args.port, args.concurrency, args.queue_size, banner=banner)
+    try:
+        launch(demo, args.host, args.port, args.concurrency, args.queue_size, banner=banner)
+    except OSError as error:  # the port was taken between the check and the start
+        print(f"error: cannot serve on {args.host}:{args.port} ({error}); stop the other server or choose --port",
+              file=sys.stderr)
+        return 1
     return 0
+
+
+def _setup_problem(host: str, port: int) -> str:
+    """One line saying why the app cannot start (the index folder is a file, the port is taken), or ""."""
+    import socket
+
+    from index.store import check_index_dir
+    from index.types import IndexStoreError
+
+    try:
+        check_index_dir()
+    except IndexStoreError as error:
+        return str(error)
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds: TIME_WAIT is no clash
+            probe.bind(address)
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            return f"port {port} on {host} is in use; stop the other server or choose --port (or COTATI_PORT)"
+        return f"cannot listen on {host}:{port} ({error.strerror or error}); check --host and --port"
+    return ""
