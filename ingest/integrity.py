@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from .readers import PdfLimits
 from .manifest import MANIFEST_NAME, default_corpus_dir, load_manifest
 from .types import DocumentInfo, IngestError
 
@@ -47,6 +48,9 @@ def _check(document: DocumentInfo) -> CorpusError | None:
         return CorpusError(str(path), f"document {document.id} is missing; restore it (git checkout corpus/) "
                                       f"or remove its entry from {MANIFEST_NAME}")
     try:
+        if path.stat().st_size > 4 * PdfLimits.max_chars + 3 and path.suffix.lower() != ".pdf":
+            return CorpusError(str(path), f"document {document.id} is larger than a document may be "
+                                          f"({PdfLimits.max_chars:,} characters); {RESTORE}")
         digest = file_sha256(path)
         if path.suffix.lower() != ".pdf":  # a PDF is read in a sandboxed child: its checksum vouches for it
             path.read_bytes().decode("utf-8-sig")
