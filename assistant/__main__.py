@@ -7,28 +7,57 @@ import json
 import sys
 
 
+BATCH_MAX_LINES = 10_000
+BATCH_MAX_LINE_CHARS = 10_000  # the assistant itself refuses questions over 2,000 characters
+
+
+class BatchError(ValueError):
+    """A batch file breaks a bound or is not UTF-8; the message names the file and the line."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m assistant", description="Cited answers about the Cotati code.")
     commands = parser.add_subparsers(dest="command", required=True)
     ask = commands.add_parser("ask", help="answer a question (or a file of questions, one per line)")
     ask.add_argument("question", nargs="?", help="the question")
-    ask.add_argument("--batch", metavar="FILE", help="one question per line; one answer per line out, same order")
+    ask.add_argument("--batch", metavar="FILE",
+                     help="UTF-8 text, one question per line (lines end at LF or CRLF; a bare CR is not a line "
+                          "break); one answer per line out, same order, as each line is read. At most "
+                          f"{BATCH_MAX_LINES:,} lines of at most {BATCH_MAX_LINE_CHARS:,} characters: a longer "
+                          "line, one more line or a byte that is not UTF-8 stops the batch there with one error "
+                          "line (exit status 2)")
     ask.add_argument("--json", action="store_true", help="print JSON objects")
     ask.add_argument("--as-of", dest="as_of", metavar="DATE", help="the law as it stood on DATE (YYYY-MM-DD)")
     calibrate = commands.add_parser("calibrate", help="fit the confidence model and threshold on the dev set")
     calibrate.add_argument("--max-wrong-rate", type=float, default=None, metavar="R",
                            help="wrong answers allowed, as a share of the dev questions (default 0.03)")
     args = parser.parse_args(argv)
+    if args.command == "ask" and (args.question is None) == (args.batch is None):
+        parser.error("give a QUESTION or --batch FILE (not both)")
+    if not _corpus_ok():
+        return 1
     if args.command == "calibrate":
         return _calibrate(args)
     in_force = _in_force(parser, args.as_of) if args.as_of else None
-    if (args.question is None) == (args.batch is None):
-        parser.error("give a QUESTION or --batch FILE (not both)")
-    questions = [args.question] if args.batch is None else _read_batch(args.batch)
-    if questions is None:
-        return 2
+    if args.batch is None:
+        questions = iter([_strip_line_end(args.question)])
+    else:
+        try:
+            handle = open(args.batch, "rb")  # bytes: LF ends a line, a bare CR does not; decoded line by line
+        except OSError as error:
+            print(f"error: {args.batch}: cannot read questions ({error.strerror or error})", file=sys.stderr)
+            return 2
+        questions = _batch_lines(handle, args.batch)
+    from index.store import check_index_dir
+    from index.types import EncoderError, IndexBuildError, IndexStoreError
+
     from . import load_assistant
 
+    try:
+        check_index_dir()
+    except IndexStoreError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     assistant = load_assistant(progress=_progress, as_of=args.as_of)
     failed = False
     try:
@@ -45,7 +74,26 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # piped into `head`: not an error
         sys.stderr.close()
         return 0
+    except BatchError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except (IndexStoreError, IndexBuildError, EncoderError) as error:  # the index could not be opened or built
+        print(f"\nerror: {error}", file=sys.stderr)
+        return 1
     return 1 if failed else 0
+
+
+def _corpus_ok() -> bool:
+    """The corpus is what its manifest says (every document present, readable, unchanged); else one line."""
+    from ingest import IngestError
+    from ingest.integrity import check_corpus
+
+    try:
+        check_corpus()
+    except IngestError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return False
+    return True
 
 
 def _calibrate(args) -> int:
@@ -74,13 +122,39 @@ def _in_force(parser, as_of: str) -> tuple[str, dict]:
     return in_force_line(documents, date), in_force_json(documents, date)
 
 
-def _read_batch(path: str) -> list[str] | None:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return [line.rstrip("\n") for line in handle]
-    except (OSError, UnicodeDecodeError) as error:
-        print(f"error: {path}: cannot read questions ({error})", file=sys.stderr)
-        return None
+def _strip_line_end(text: str) -> str:
+    """A question pasted with its line ending ("...?\\r\\n") is the question."""
+    return text[:-2] if text.endswith("\r\n") else text[:-1] if text.endswith(("\n", "\r")) else text
+
+
+def _batch_lines(handle, path: str):
+    """The batch file's lines, read one at a time (never the whole file), within the bounds."""
+    with handle:
+        for number in range(1, BATCH_MAX_LINES + 2):
+            try:
+                raw = handle.readline(BATCH_MAX_LINE_CHARS * 4 + 2)  # UTF-8: at most 4 bytes a character, + CR LF
+            except OSError as error:
+                raise BatchError(f"{path}: line {number} cannot be read ({error.strerror or error})") from None
+            if not raw:
+                return
+            if number > BATCH_MAX_LINES:
+                raise BatchError(f"{path}: more than {BATCH_MAX_LINES:,} lines; split the file")
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                if not raw.endswith(b"\n") and len(raw) >= BATCH_MAX_LINE_CHARS * 4 and error.start >= len(raw) - 3:
+                    text = raw[:error.start].decode("utf-8")  # a character cut by the read limit: the line is too long
+                else:
+                    raise BatchError(f"{path}: line {number} is not UTF-8 text (bad byte {raw[error.start:error.start + 1]!r} at "
+                                     f"byte {error.start + 1} of the line); save the file as UTF-8") from None
+            ended = text.endswith("\n")
+            text = _strip_line_end(text) if ended else text
+            if len(text) > BATCH_MAX_LINE_CHARS or (not ended and len(raw) >= BATCH_MAX_LINE_CHARS * 4):
+                raise BatchError(f"{path}: line {number} is longer than {BATCH_MAX_LINE_CHARS:,} characters; "
+                                 "one question per line")
+            yield text
 
 
 def _readable(answer) -> str:

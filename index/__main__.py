@@ -94,6 +94,14 @@ def _main(argv: list[str] | None) -> int:
     from . import store
 
     try:
+        if args.command in ("build", "search"):  # never index or search a silently smaller corpus
+            from ingest import IngestError
+            from ingest.integrity import check_corpus
+
+            try:
+                check_corpus()
+            except IngestError as e:
+                return _error(str(e), 1)
         if args.command == "build":
             bar = _Bar(enabled=not args.quiet)
             t0 = time.perf_counter()

@@ -63,6 +63,19 @@ def resolve_index_dir(index_dir: str | os.PathLike[str] | None = None) -> Path:
     return Path(index_dir).expanduser() if index_dir else default_index_dir()
 
 
+def check_index_dir(index_dir: str | os.PathLike[str] | None = None) -> Path:
+    """The index folder, or ``IndexStoreError`` (one line: the path and what to do) when it cannot be
+    one: a file stands there, or the folder above it is a file. Cheap: touches nothing."""
+    path = resolve_index_dir(index_dir)
+    where = "--index-dir" if index_dir else INDEX_ENV if os.environ.get(INDEX_ENV) else "the default index folder"
+    if path.exists() and not path.is_dir():
+        raise IndexStoreError(path, f"is a file, not a folder; point {where} at a folder (it is created if missing)")
+    parent = next((p for p in path.parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise IndexStoreError(path, f"{parent} is a file, not a folder; point {where} at a folder")
+    return path
+
+
 def index_settings(model: str | None = None, max_pieces: int = chunks_mod.MAX_PIECES) -> dict[str, Any]:
     """Everything that shapes an index except the corpus; any change means a rebuild."""
     return {
@@ -320,7 +333,7 @@ def _refuse_foreign(path: Path) -> None:
     """Never rename aside (and delete) a directory that is not an index: --index-dir could
     point at someone's home folder."""
     if path.exists() and not path.is_dir():
-        raise IndexBuildError(f"{path}: exists and is not a directory")
+        raise IndexBuildError(f"{path}: exists and is not a directory; choose another --index-dir or COTATI_INDEX_DIR")
     if path.is_dir():
         names = {p.name for p in path.iterdir()}
         if names and MANIFEST not in names and not names <= set(DATA_FILES):

@@ -9,6 +9,7 @@ import json
 import sys
 
 from . import ingest_paths, load_corpus
+from .integrity import check_corpus
 from .types import IngestError, IngestResult, Section
 
 
@@ -18,6 +19,8 @@ def main(argv: list[str] | None = None) -> int:
         from .tables.cli import main as tables_main
 
         return tables_main(argv[1:])
+    if argv[:1] == ["checksum"]:
+        return _checksum(argv[1:])
     if argv[:1] in (["diff"], ["add"]):
         from .changes_cli import main as changes_main
 
@@ -26,14 +29,17 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m ingest",
         description="Split ordinance and code documents (.txt, .pdf) into sections. "
         "Without PATH: the bundled corpus. Subcommands: 'tables' for table cells, 'diff' for what a new "
-        "document changes, 'add' to add it to the corpus.",
+        "document changes, 'add' to add it to the corpus, 'checksum' to record the documents' sha256 in the "
+        "manifest after an intended edit.",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="documents to ingest (.txt or .pdf)")
     parser.add_argument("--json", action="store_true", help="one JSON object per section")
     args = parser.parse_args(argv)
     try:
+        if not args.paths:
+            check_corpus()
         result = ingest_paths(args.paths) if args.paths else load_corpus()
-    except IngestError as error:  # a broken manifest: say what, not a traceback
+    except IngestError as error:  # a broken manifest or a damaged document: say what, not a traceback
         print(f"error: {error}", file=sys.stderr)
         return 1
     try:
@@ -44,6 +50,27 @@ def main(argv: list[str] | None = None) -> int:
     for error in result.errors:
         print(f"error: {error}", file=sys.stderr)
     return 1 if result.errors else 0
+
+
+def _checksum(argv: list[str]) -> int:
+    from .integrity import record_checksums
+
+    parser = argparse.ArgumentParser(
+        prog="python -m ingest checksum",
+        description="Record each corpus document's sha256 in manifest.json, after checking the documents read. "
+        "Run it only after an intended edit: the checksums are what every entry point verifies before serving.")
+    parser.add_argument("--corpus", help="corpus directory (default: the bundled corpus or COTATI_CORPUS_DIR)")
+    args = parser.parse_args(argv)
+    try:
+        changed = record_checksums(args.corpus)
+    except IngestError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    for doc_id, old, new in changed:
+        print(f"{doc_id}: sha256 {old[:12] or '(none)'} -> {new[:12]}")
+    if not changed:
+        print("checksums already recorded; nothing changed")
+    return 0
 
 
 def section_record(section: Section) -> dict:

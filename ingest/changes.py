@@ -270,7 +270,8 @@ def add_document(path: str | Path, date: str, title: str, corpus_dir: str | Path
         raise result.errors[0]
     entry = {"id": doc_id, "file": name, "title": title, "short_title": short_title or title, "kind": kind,
              "date": date, "date_basis": "given to `python -m ingest add`",
-             "status": status or "added with `python -m ingest add`", "source": source.name}
+             "status": status or "added with `python -m ingest add`", "source": source.name,
+             "sha256": digest}
     data = json.loads(manifest_path.read_text(encoding="utf-8"))
     data["documents"].append(entry)
     shutil.copyfile(source, target)

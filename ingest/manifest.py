@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 from .types import DocumentInfo, IngestError
@@ -29,7 +30,7 @@ def load_manifest(corpus_dir: Path) -> tuple[DocumentInfo, ...]:
     except FileNotFoundError:
         raise IngestError(str(path), "no manifest.json in the corpus folder") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise IngestError(str(path), f"manifest is not valid JSON ({exc})") from None
+        raise IngestError(str(path), f"manifest is not valid JSON ({exc}); fix it or restore it (git checkout corpus/)") from None
     entries = data.get("documents") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not entries:
         raise IngestError(str(path), "manifest has no 'documents' list")
@@ -46,6 +47,11 @@ def _document(manifest_path: Path, entry: object, corpus_dir: Path) -> DocumentI
     missing = [name for name in REQUIRED_FIELDS if not entry.get(name)]
     if missing:
         raise IngestError(str(manifest_path), f"entry {entry.get('id', '?')!r} lacks {', '.join(missing)}")
+    if not isinstance(entry["file"], str) or Path(entry["file"]).name != entry["file"]:
+        raise IngestError(str(manifest_path), f"entry {entry['id']!r}: 'file' must be a file name in the corpus folder")
+    sha256 = entry.get("sha256", "")
+    if sha256 and not (isinstance(sha256, str) and re.fullmatch(r"[0-9a-f]{64}", sha256)):
+        raise IngestError(str(manifest_path), f"entry {entry['id']!r} has a malformed sha256 (64 hex digits)")
     if entry["kind"] not in KINDS:
         raise IngestError(str(manifest_path), f"entry {entry['id']!r} has unknown kind {entry['kind']!r}")
     return DocumentInfo(
@@ -59,4 +65,5 @@ def _document(manifest_path: Path, entry: object, corpus_dir: Path) -> DocumentI
         short_title=entry.get("short_title", ""),
         chapter=entry.get("chapter", ""),
         date_basis=entry.get("date_basis", ""),
+        sha256=sha256,
     )

@@ -23,21 +23,30 @@ def _limit(memory_mb: int, cpu_seconds: int) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
 
 
+NO_CRYPTOGRAPHY = ("PDF is AES-encrypted and the 'cryptography' package is missing; install the project's "
+                   "dependencies (pip install -e .)")
+
+
 def extract(path: str, max_pages: int, max_chars: int) -> list[list]:
     from pypdf import PdfReader
+    from pypdf.errors import DependencyError
 
     try:
         reader = PdfReader(path, strict=False)
         if reader.is_encrypted:
-            try:
+            try:  # an owner-only password (empty user password) opens in any viewer: read it
                 opened = reader.decrypt("")
+            except DependencyError:
+                raise
             except Exception:  # pypdf raises several types for unsupported encryption
                 opened = 0
             if not opened:
-                raise PdfRejected("PDF is encrypted (a password is required)")
+                raise PdfRejected("PDF is encrypted (password required)")
         count = len(reader.pages)
     except PdfRejected:
         raise
+    except DependencyError:
+        raise PdfRejected(NO_CRYPTOGRAPHY) from None
     except MemoryError:
         raise PdfRejected("PDF needs more memory than allowed (decompression bomb?)") from None
     except Exception as exc:  # any pypdf parse failure means the same thing to the user
@@ -51,6 +60,8 @@ def extract(path: str, max_pages: int, max_chars: int) -> list[list]:
     for number, page in enumerate(reader.pages, start=1):
         try:
             text = page.extract_text() or ""
+        except DependencyError:
+            raise PdfRejected(NO_CRYPTOGRAPHY) from None
         except MemoryError:
             raise PdfRejected(f"page {number} needs more memory than allowed") from None
         except Exception as exc:

@@ -36,11 +36,16 @@ def read_document(path: str | Path, limits: PdfLimits = PdfLimits()) -> tuple[Pa
     if suffix == ".pdf" or head.startswith(PDF_MAGIC):
         return read_pdf(path, limits)
     if suffix in (".txt", ".text", ""):
-        return read_text(path)
+        return read_text(path, limits.max_chars)
     raise IngestError(str(path), f"unsupported file type {suffix!r} (expected .txt or .pdf)")
 
 
-def read_text(path: Path) -> tuple[Page, ...]:
+def read_text(path: Path, max_chars: int = PdfLimits.max_chars) -> tuple[Page, ...]:
+    """Pages of a UTF-8 text file of at most ``max_chars`` characters (the cap PDFs have): a larger
+    file is refused by its size before it is read, when it cannot hold fewer characters."""
+    too_long = f"text exceeds the limit of {max_chars:,} characters; split the document"
+    if path.stat().st_size > 4 * max_chars + 3:  # UTF-8: at most 4 bytes a character (+ a BOM)
+        raise IngestError(str(path), too_long)
     raw = path.read_bytes()
     if not raw.strip():
         raise IngestError(str(path), "file is empty")
@@ -50,6 +55,8 @@ def read_text(path: Path) -> tuple[Page, ...]:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise IngestError(str(path), f"not UTF-8 text (bad byte at offset {exc.start})") from None
+    if len(text) > max_chars:
+        raise IngestError(str(path), too_long)
     # A form feed is the page break that text extractors (pdftotext) write.
     parts = text.replace("\r\n", "\n").split("\f")
     return tuple(Page(number=i, text=part) for i, part in enumerate(parts, start=1))

@@ -28,6 +28,7 @@ class DocumentInfo:
     short_title: str = ""
     chapter: str = ""  # for a codified chapter, e.g. "17.20"
     date_basis: str = ""  # what the date is (a hearing, an adoption, a download)
+    sha256: str = ""  # the file's checksum as the manifest records it ("" when not recorded)
 
 
 @dataclass(frozen=True)

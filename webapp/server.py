@@ -8,6 +8,7 @@ status line), then serve. Nothing is loaded when this module or ``app`` is impor
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 
@@ -51,6 +52,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--queue-size", type=int, default=_env_int("COTATI_QUEUE_SIZE", DEFAULT_QUEUE_SIZE),
                         help="requests waiting at most; more are refused at once with 'Queue is full' "
                              f"(env COTATI_QUEUE_SIZE; default {DEFAULT_QUEUE_SIZE})")
+    parser.add_argument("--allow-degraded", action="store_true",
+                        help="start even when a corpus document is missing, unreadable or changed (the page then "
+                             "shows a banner naming it); without it the app refuses to start")
     args = parser.parse_args(argv)
     if not 1 <= args.port <= 65535:
         parser.error(f"--port must be 1-65535, got {args.port}")
@@ -59,7 +63,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def launch(demo, host: str, port: int, concurrency: int, queue_size: int, block: bool = True):
+def launch(demo, host: str, port: int, concurrency: int, queue_size: int, block: bool = True, banner: str = ""):
     """Queue with a concurrency limit and a bounded size, then serve: no share link, no extra files."""
     import gradio as gr
 
@@ -74,7 +78,49 @@ def launch(demo, host: str, port: int, concurrency: int, queue_size: int, block:
         body_text_color_subdued="#374151", block_info_text_color="#374151", input_placeholder_color="#4b5563")
     return demo.launch(server_name=host, server_port=port, share=False, ssr_mode=False, pwa=False, mcp_server=False,
                        enable_monitoring=False, show_error=False, allowed_paths=[], max_file_size="1kb",
-                       footer_links=["api"], theme=theme, css=CSS, js=JS, prevent_thread_lock=not block, quiet=False)
+                       footer_links=["api"], theme=theme, css=CSS, js=JS, head=_banner_head(banner),
+                       prevent_thread_lock=not block, quiet=False)
+
+
+def _banner_head(banner: str) -> str:
+    """A script that puts ``banner`` at the top of the page as an alert ("" when there is none)."""
+    if not banner:
+        return ""
+    import html
+    import json
+
+    text = json.dumps(banner).replace("<", "\\u003c")
+    # gradio adds the head after the page has loaded: run at once then, or on DOMContentLoaded before.
+    return ("<script>(function(){function show(){if(document.getElementById('cotati-degraded'))return;"
+            "var d=document.createElement('div');d.id='cotati-degraded';d.setAttribute('role','alert');"
+            "d.textContent=" + text + ";d.style.cssText='background:#fef3c7;color:#78350f;border-bottom:2px solid "
+            "#b45309;padding:.6em 1em;font-weight:600';document.body.insertBefore(d,document.body.firstChild);}"
+            "if(document.readyState==='loading'){document.addEventListener('DOMContentLoaded',show);}else{show();}"
+            "})();</script>"
+            f"<noscript><div role=\"alert\">{html.escape(banner)}</div></noscript>")
+
+
+def corpus_problems(allow_degraded: bool) -> tuple[int | None, str]:
+    """(exit status, banner): the corpus is verified before anything is served. A missing, unreadable
+    or changed document stops the app with one line per document (status 1) unless ``allow_degraded``,
+    which starts it with a banner naming them. A broken manifest always stops it."""
+    from ingest import IngestError
+    from ingest.integrity import verify_corpus
+
+    try:
+        errors = verify_corpus()
+    except IngestError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1, ""
+    if not errors:
+        return None, ""
+    for error in errors:
+        print(f"{'warning' if allow_degraded else 'error'}: {error}", file=sys.stderr)
+    if not allow_degraded:
+        return 1, ""
+    names = ", ".join(os.path.basename(error.path) for error in errors)
+    return None, (f"Degraded: {len(errors)} corpus document(s) could not be verified ({names}); answers may "
+                  "leave out what they say. Tell the site's operator.")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,10 +133,45 @@ def main(argv: list[str] | None = None) -> int:
     from .engine import Engine
     from .ui import build_demo
 
+    status, banner = corpus_problems(args.allow_degraded)
+    if status is not None:
+        return status
+    problem = _setup_problem(args.host, args.port)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 1
     print("loading the corpus and tables…", file=sys.stderr, flush=True)
     engine = Engine.load()
     demo = build_demo(engine, contact=args.planning_contact)  # imports gradio; the model's imports start after, not alongside
     engine.start_index()
     print(f"serving on http://{args.host}:{args.port} (Ctrl+C stops)", file=sys.stderr, flush=True)
-    launch(demo, args.host, args.port, args.concurrency, args.queue_size)
+    try:
+        launch(demo, args.host, args.port, args.concurrency, args.queue_size, banner=banner)
+    except OSError as error:  # the port was taken between the check and the start
+        print(f"error: cannot serve on {args.host}:{args.port} ({error}); stop the other server or choose --port",
+              file=sys.stderr)
+        return 1
     return 0
+
+
+def _setup_problem(host: str, port: int) -> str:
+    """One line saying why the app cannot start (the index folder is a file, the port is taken), or ""."""
+    import socket
+
+    from index.store import check_index_dir
+    from index.types import IndexStoreError
+
+    try:
+        check_index_dir()
+    except IndexStoreError as error:
+        return str(error)
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds: TIME_WAIT is no clash
+            probe.bind(address)
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            return f"port {port} on {host} is in use; stop the other server or choose --port (or COTATI_PORT)"
+        return f"cannot listen on {host}:{port} ({error.strerror or error}); check --host and --port"
+    return ""

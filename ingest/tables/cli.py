@@ -45,6 +45,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     from . import load_tables, tables_as_of  # heavy-ish work only once the arguments are valid
     from .districts_of import matches_district
 
+    from ingest.integrity import CorpusError, check_corpus
+
+    try:
+        check_corpus(args.corpus)  # a missing, unreadable or changed document: one line, no smaller corpus
+    except CorpusError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except IngestError as error:  # the manifest itself
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     try:
         tables = load_tables(args.corpus)
         documents = _documents(args.corpus) if args.as_of else ()
