@@ -11,13 +11,14 @@ from pathlib import Path
 
 from dataclasses import replace
 
-from . import answer_type, compose, definitions
+from . import answer_type, compose, definitions, dialogue
 from . import confidence as confidence_mod
 from .passages import document_frequencies
 from .permits import GENERIC, STOP, PermitTables, RowMatch, by_count, words_of
 from .standards import StandardsTables, authority_entries
 from .types import Answer, Citation, Query, SearchUnavailable
-from .understand import WORD, district_names_in, known_words_of, understand
+from .interpretation import interpretation_of, read_as_line
+from .understand import district_names_in, known_words_of, understand
 from .validate import InvalidQuestion, check_question
 from .vocab import DATA, load_vocabulary
 
@@ -28,15 +29,9 @@ PERMIT_TOPICS = frozenset({"allowed", "which_districts"})
 # A row found by meaning alone must be at least this close to the question (cosine); below it the
 # question is about something the tables do not list. The calibrated confidence decides the rest.
 MEANING_FLOOR = 0.45
-# Where a second question starts: after a question mark, or at "and" before a question word.
-# ("Can I build an ADU? im in NL" is one question with its context, not two.)
-SECOND_QUESTION = re.compile(
-    r"(?:\?\s+|,?\s+(?:and|also)\s+)(?=(?:how|what|who|where|when|which|do|does|is|are|can|could|may|must)\b)", re.I)
 # What a question about a district itself asks (general English): what it is, means, is for, where.
 ABOUT_A_DISTRICT = re.compile(r"\b(?:what(?:s| is| are| does| do)|where|purpose|intended|meant|mean|means|stand for|for)\b")
 DISTRICT_PURPOSES = "17.20.030"  # "Purposes of the zoning districts": one printed paragraph per district
-ZONING_CONTEXT = re.compile(r"\b(?:zon(?:e|ed|es|ing)|district|districts|overlay)\b", re.I)
-# Words of a follow-up that add nothing of their own ("what about in NL?", "and in CD?").
 # Words of a permit question that ask rather than name the use (general English).
 ASKING_WORDS = frozenset("ok okay allowed allow allows permit permits permitted need needed needs require required requires "
                          "requirement requirements approval approve build open opening run running start put want wanted like "
@@ -45,12 +40,10 @@ ASKING_WORDS = frozenset("ok okay allowed allow allows permit permits permitted 
 # Words that ask rather than say what about ("how tall can ... be").
 QUESTION_WORDS = frozenset("how tall high wide big much many long far deep large small limit maximum minimum max min "
                            "allowed rule rules requirement requirements".split())
-FOLLOW_UP_WORDS = frozenset("what about how and also then same there here instead".split())
-FOLLOW_UP = re.compile(r"^\s*(?:and |so )?(?:what|how) about\b|^\s*and\b", re.I)
 FINDER_FLOOR = 0.3  # browsing rows ("tattoo" -> Personal services) may show nearer misses than an answer may
 MEANING_SWITCH = 0.08  # a word-matched row this much less close in meaning than the nearest row gives way to it
-MEANING_NEAR = 0.05
-WORD_TIE = 0.25  # word-match scores this close to the best are a tie that meaning breaks  # rows this close to the nearest are one family ("Adult day care - 7 to 14 clients", ...)
+MEANING_NEAR = 0.05  # rows this close to the nearest are one family ("Adult day care - 7 to 14 clients", ...)
+WORD_TIE = 0.25  # word-match scores this close to the best are a tie that meaning breaks
 
 
 class Corpus:
@@ -222,16 +215,23 @@ class Assistant:
         return replace(found, route="district", signals={"heading_found": 1.0})
 
     def _parts(self, text: str) -> list[Query]:
-        """Two questions in one ("Can I open a gym in CD, and how many parking spaces does it need?"):
-        split where a second question starts, when each part names something of its own (a use, a
-        district, a topic or a section). Otherwise []: one question."""
-        pieces = [p.strip(" ,;?") for p in SECOND_QUESTION.split(text) if p and p.strip(" ,;?")]
-        if len(pieces) != 2 or any(len(WORD.findall(p.lower())) < 3 for p in pieces):
-            return []
-        queries = [understand(p + "?", self.vocabulary, self.known_words) for p in pieces]
-        if not all(q.districts or q.land_uses or q.topics or q.sections or q.apn for q in queries):
-            return []
-        return queries
+        return dialogue.split_questions(text, self._read)
+
+    def _clarify(self, query: Query) -> Answer | None:
+        options = dialogue.clarifying_options(query, self.vocabulary)
+        if options is None:
+            return None
+        first, choices = options
+        lines = [first, *(f"- {choice}" for choice in choices),
+                 "These documents cover the City of Cotati's zoning code, not state law."]
+        return Answer(question=query.text, answer="\n".join(lines), abstained=True, route="clarify", clarify=choices,
+                      interpretation=interpretation_of(query, Answer(query.text, "", True), self.vocabulary))
+
+    def _in_context(self, query: Query, history: Sequence) -> tuple[Query, str]:
+        return dialogue.with_previous(query, history, self._read)
+
+    def _read(self, text: str) -> Query:
+        return understand(text, self.vocabulary, self.known_words)
 
     def _compound(self, text: str, parts: list[Query]) -> Answer:
         """Each part answered on its own; the answerable part is given, the other named as not answered."""
@@ -254,56 +254,6 @@ class Assistant:
                       confidence=min(confidences) if confidences else None,
                       interpretation={"parts": [a.interpretation for a in answers]},
                       nearest=tuple(s for a in answers if a.abstained for s in a.nearest))
-
-    def _clarify(self, query: Query) -> Answer | None:
-        """A district symbol that is also everyday shorthand ("I live in CA"), named by the symbol
-        alone and with no word about zoning: ask which was meant instead of guessing."""
-        if ZONING_CONTEXT.search(query.text):
-            return None
-        for symbol in query.districts:
-            district = self.vocabulary.district(symbol)
-            if district is None or not district.also_means or symbol not in query.district_words:
-                continue
-            names = (district.name.lower(), *district.aliases, *district.places)
-            if any(re.search(rf"\b{re.escape(name)}\b", query.normalized) for name in names):
-                continue  # also named by its name ("Commerce Avenue (CA)")
-            options = [re.sub(rf"(?<![A-Za-z]){symbol}(?![A-Za-z])", f"the {symbol} district", query.text, count=1)]
-            options += [re.sub(rf"(?<![A-Za-z]){symbol}(?![A-Za-z])", meaning, query.text, count=1) for meaning in district.also_means]
-            meanings = " or ".join(district.also_means)
-            lines = [f"Do you mean the {symbol} zoning district ({district.name}) or {meanings}?",
-                     *(f"- {option}" for option in options),
-                     "These documents cover the City of Cotati's zoning code, not state law."]
-            return Answer(question=query.text, answer="\n".join(lines), abstained=True, route="clarify",
-                          clarify=tuple(options), interpretation=interpretation_of(query, Answer(query.text, "", True), self.vocabulary))
-        return None
-
-    def _in_context(self, query: Query, history: Sequence[str]) -> tuple[Query, str]:
-        """The question completed from the previous one when it names only a district (takes the
-        use or topic) or only a use (takes the districts). Returns (query, previous question or "")."""
-        if not history:
-            return query, ""
-        # Earlier questions, oldest first: plain strings, or (question, answer) turns as the app keeps them.
-        asked = [h if isinstance(h, str) else h[0] for h in history if isinstance(h, (str, tuple, list)) and h]
-        previous_text = next((h for h in reversed(asked) if isinstance(h, str) and h.strip()), "")
-        if not previous_text:
-            return query, ""
-        previous = understand(previous_text, self.vocabulary, self.known_words)
-        own_words = [w for w in words_of(_without_words(query.normalized, query.district_words))
-                     if w not in STOP and w not in FOLLOW_UP_WORDS]
-        # Only a follow-up's form carries over ("what about NM?", "and in CE", "NL?"): "What is the TOC
-        # district?" names only a district too, but asks a question of its own.
-        follow_up = bool(FOLLOW_UP.search(query.text)) or len(WORD.findall(query.text.lower())) <= 3
-        if not follow_up:
-            return query, ""
-        if query.districts and not query.land_uses and not own_words and not query.sections and not query.apn:
-            if not (previous.land_uses or previous.topics):
-                return query, ""
-            text = _swap_districts(previous_text, previous.district_words, " ".join(query.district_words))
-            return understand(text, self.vocabulary, self.known_words), previous_text
-        if not query.districts and previous.districts and not query.sections and not query.apn:
-            text = f"{query.text.rstrip(' ?.!')} in {' and '.join(previous.district_words)}?"
-            return understand(text, self.vocabulary, self.known_words), previous_text
-        return query, ""
 
     def _calibrated(self, query: Query, answer: Answer) -> Answer:
         """Confidence from the route's signals; below the fitted threshold the answer is declined."""
@@ -340,7 +290,7 @@ class Assistant:
     def _other_words(self, query: Query) -> set[str]:
         """The question's content words that are neither its topics' words nor district names."""
         topic_words = {w for topic in query.topics for phrase in self.vocabulary.topics[topic][0] for w in words_of(phrase)}
-        text = _without_words(query.normalized, (*query.district_words, *district_names_in(query.normalized, self.vocabulary)))
+        text = dialogue.without_words(query.normalized, (*query.district_words, *district_names_in(query.normalized, self.vocabulary)))
         return {w for w in words_of(text) if w not in STOP and w not in topic_words and w not in QUESTION_WORDS and len(w) > 2}
 
     def _declined(self, query: Query) -> bool:
@@ -569,82 +519,12 @@ def use_phrase(phrase: str) -> str:
     return " ".join(words) or phrase
 
 
-def _without_words(text: str, phrases) -> str:
-    for phrase in phrases:
-        text = text.replace(phrase.lower(), " ")
-    return text
-
-
-def _swap_districts(text: str, old_words, new_words: str) -> str:
-    """The previous question with its district words replaced by the new ones."""
-    for words in old_words:
-        pattern = re.compile(rf"(?<![A-Za-z]){re.escape(words)}(?![A-Za-z])", re.I)
-        if pattern.search(text):
-            return pattern.sub(new_words, text, count=1)
-    return f"{text.rstrip(' ?.!')} in {new_words}?"
-
-
 def _readable(lookups) -> float:
     """Share of the cells used that hold a value read with confidence (by the parser, or by a
     reviewed reading of the printed table)."""
     if not lookups:
         return 0.0
     return sum(1 for cell in lookups if cell.get("value") and (not cell.get("review") or cell.get("reviewed"))) / len(lookups)
-
-
-def interpretation_of(query: Query, answer: Answer, vocabulary) -> dict:
-    """What the question was read as, with the words of the question behind each part."""
-    asked = set(words_of(query.text))
-    uses = []
-    for cell in answer.lookups:
-        key = (cell.get("table"), cell.get("row"))
-        if any((u["table"], u["row"]) == key for u in uses):
-            continue
-        said = [w for w in words_of(f"{cell.get('category', '')} {cell.get('row', '')}") if w in asked and w not in STOP]
-        uses.append({"table": cell.get("table"), "row": compose.display_row(cell.get("row", ""), cell.get("category", "")),
-                     "words": query.land_use_words or " ".join(dict.fromkeys(said))})
-    districts = []
-    for symbol, words in zip(query.districts, _district_words(query)):
-        district = vocabulary.district(symbol)
-        districts.append({"symbol": symbol, "name": district.name if district else symbol, "words": words})
-    return {
-        "uses": uses,
-        "districts": districts,
-        "topics": list(query.topics),
-        "answer_type": answer_type.detect(query.text),
-        "sections": list(query.sections),
-        "tables": list(query.tables),
-    }
-
-
-def _district_words(query: Query) -> list[str]:
-    """The words that named each district (a group word such as "downtown" names several)."""
-    words = list(query.district_words)
-    if len(words) == len(query.districts):
-        return words
-    return [words[0] if len(words) == 1 else " / ".join(words)] * len(query.districts)
-
-
-def read_as_line(interpretation: dict) -> str:
-    """One line a resident can check: "Read as: Bar, tavern (Table 2-3) in CE"."""
-    parts = []
-    uses = interpretation.get("uses") or []
-    if uses:
-        tables = list(dict.fromkeys(u["table"] for u in uses))
-        if len(uses) > 3 and len(tables) == 1:
-            parts.append(f"every row of Table {tables[0]}")
-        else:
-            parts.append(" / ".join(f"{u['row']} (Table {u['table']})" for u in uses[:3]))
-    districts = interpretation.get("districts") or []
-    if districts:
-        parts.append("in " + ", ".join(d["symbol"] for d in districts))
-    if not uses:
-        topics = interpretation.get("topics") or []
-        if interpretation.get("sections"):
-            parts.insert(0, "§ " + ", ".join(interpretation["sections"]))
-        elif topics:
-            parts.insert(0, "a question about " + ", ".join(t.replace("_", " ") for t in topics[:3]))
-    return "Read as: " + " ".join(parts) if parts else ""
 
 
 def _subsection(text: str, path: tuple[str, ...]) -> str:

@@ -8,7 +8,7 @@ import pytest
 
 from assistant import answer_type, confidence
 from assistant.passages import MAX_QUOTE, best_quote
-from assistant.service import read_as_line
+from assistant.interpretation import read_as_line
 
 
 # -- the model ------------------------------------------------------------------------------------

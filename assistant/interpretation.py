@@ -1,0 +1,64 @@
+"""What a question was read as: the use rows, districts, topics and answer type behind an answer,
+with the question's own words for each, and the one "Read as" line a resident can check."""
+
+from __future__ import annotations
+
+from . import answer_type
+from .compose import display_row
+from .permits import STOP, words_of
+from .types import Answer, Query
+
+
+def interpretation_of(query: Query, answer: Answer, vocabulary) -> dict:
+    """What the question was read as, with the words of the question behind each part."""
+    asked = set(words_of(query.text))
+    uses = []
+    for cell in answer.lookups:
+        key = (cell.get("table"), cell.get("row"))
+        if any((u["table"], u["row"]) == key for u in uses):
+            continue
+        said = [w for w in words_of(f"{cell.get('category', '')} {cell.get('row', '')}") if w in asked and w not in STOP]
+        uses.append({"table": cell.get("table"), "row": display_row(cell.get("row", ""), cell.get("category", "")),
+                     "words": query.land_use_words or " ".join(dict.fromkeys(said))})
+    districts = []
+    for symbol, words in zip(query.districts, _district_words(query)):
+        district = vocabulary.district(symbol)
+        districts.append({"symbol": symbol, "name": district.name if district else symbol, "words": words})
+    return {
+        "uses": uses,
+        "districts": districts,
+        "topics": list(query.topics),
+        "answer_type": answer_type.detect(query.text),
+        "sections": list(query.sections),
+        "tables": list(query.tables),
+    }
+
+
+def _district_words(query: Query) -> list[str]:
+    """The words that named each district (a group word such as "downtown" names several)."""
+    words = list(query.district_words)
+    if len(words) == len(query.districts):
+        return words
+    return [words[0] if len(words) == 1 else " / ".join(words)] * len(query.districts)
+
+
+def read_as_line(interpretation: dict) -> str:
+    """One line a resident can check: "Read as: Bar, tavern (Table 2-3) in CE"."""
+    parts = []
+    uses = interpretation.get("uses") or []
+    if uses:
+        tables = list(dict.fromkeys(u["table"] for u in uses))
+        if len(uses) > 3 and len(tables) == 1:
+            parts.append(f"every row of Table {tables[0]}")
+        else:
+            parts.append(" / ".join(f"{u['row']} (Table {u['table']})" for u in uses[:3]))
+    districts = interpretation.get("districts") or []
+    if districts:
+        parts.append("in " + ", ".join(d["symbol"] for d in districts))
+    if not uses:
+        topics = interpretation.get("topics") or []
+        if interpretation.get("sections"):
+            parts.insert(0, "§ " + ", ".join(interpretation["sections"]))
+        elif topics:
+            parts.insert(0, "a question about " + ", ".join(t.replace("_", " ") for t in topics[:3]))
+    return "Read as: " + " ".join(parts) if parts else ""
