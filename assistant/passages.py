@@ -101,8 +101,15 @@ def best_quote(text: str, question: str, limit: int = 2, idf: Mapping[str, float
 CODE_TOKEN = re.compile(r"^(?:[A-Z]{1,4}(?:/[A-Z]{1,4})?(?:\(\d+\))?|[-–—]+|\(\d+\)[-–—]?)$")
 
 
+# The permit tables' printed legend ("UP Use Permit required", "- Use not allowed"): table text too.
+LEGEND = re.compile(r"^(?:P|MUP|UP|S|[-–—]+)\s+(?:Permitted Use|Minor Use Permit|Use Permit|Permit requirement|Use not allowed)", re.I)
+
+
 def _table_line(sentence: str) -> bool:
-    """A flattened table row ("Park UP P P P", "CE CG CD CI"): table cells answer, not quotes of them."""
+    """A flattened table row ("Park UP P P P", "CE CG CD CI") or the table's legend: table cells
+    answer, not quotes of them."""
+    if LEGEND.match(sentence):
+        return True
     tokens = sentence.split()
     codes = sum(1 for token in tokens if CODE_TOKEN.match(token))
     return codes >= 4 and codes / len(tokens) >= 0.4

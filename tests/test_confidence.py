@@ -273,3 +273,10 @@ def test_context_after_a_question_mark_is_not_a_second_question(plain_assistant)
 def test_resolve_uses_without_a_model_finds_rows_by_words(plain_assistant):
     assert ("2-3", "Health/fitness facility") in plain_assistant.resolve_uses("gym")
     assert plain_assistant.resolve_uses("zzzz qqqq") == []
+
+
+def test_the_permit_tables_legend_is_table_text_not_a_quote():
+    from assistant.passages import _table_line
+
+    assert _table_line("UP Use Permit required") and _table_line("- Use not allowed")
+    assert not _table_line("Use permits are decided by the Planning Commission.")
