@@ -24,7 +24,7 @@ from .vocab import DATA, load_vocabulary
 
 STANDARDS_TOPICS = frozenset({"height", "setback", "coverage", "density", "lot_size", "parking", "bicycle", "fence",
                               "driveway", "stalls", "expiry", "completeness", "who_decides", "variance", "amendment",
-                              "appeal", "hearing", "definition", "condo", "fees", "demolition", "design"})
+                              "appeal", "hearing", "definition", "condo", "fees", "demolition", "design", "general_plan"})
 PERMIT_TOPICS = frozenset({"allowed", "which_districts"})
 # A row found by meaning alone must be at least this close to the question (cosine); below it the
 # question is about something the tables do not list. The calibrated confidence decides the rest.
