@@ -474,7 +474,7 @@ class Assistant:
             return None
         from .passages import split_sentences
 
-        query_vector = self.searcher.embed_query(question)
+        query_vector = self.searcher.query_vector(question)  # the vector the search just computed
         return vectors.similarities(query_vector, (s for hit in hits for _, s in split_sentences(hit.text)))
 
     def _sentence_vectors(self):

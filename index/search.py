@@ -23,6 +23,8 @@ from .query import MAX_QUERY_CHARS, Ref, clean_query, refs_in
 from .tokenize import tokenize
 from .types import MODES, Chunk, Hit, IndexStoreError, Progress, QueryError
 
+RECENT_VECTORS = 32  # query vectors kept: enough for the searches of one answer, on any thread
+
 FETCH_MIN = 50  # candidates taken from each list before fusion (or 5 * k if larger)
 DIRECT_PER_REF = 3  # chunks promoted per named section/table: enough to show it, not to flood
 MAX_K = 1000
@@ -43,6 +45,7 @@ class Searcher:
         self._faiss = stored.faiss
         self._encoder: dense.Encoder | None = None
         self._lock = threading.Lock()
+        self._recent: dict[str, np.ndarray] = {}  # query text -> vector, the last few (insertion order)
         self._by_section: dict[str, list[int]] = {}
         self._by_table: dict[str, list[int]] = {}
         self._by_id = {c.id: row for row, c in enumerate(self.chunks)}
@@ -69,10 +72,26 @@ class Searcher:
         return time.perf_counter() - t0
 
     def embed_query(self, query: str) -> np.ndarray:
+        """One query embedded now (never from the cache: benchmarks time this)."""
         enc = self.encoder
         t0 = time.perf_counter()
         vec = enc.encode([query], batch_size=1)[0]
         self.embed_query_ms = (time.perf_counter() - t0) * 1000.0
+        return vec
+
+    def query_vector(self, query: str) -> np.ndarray:
+        """The vector of ``query`` as the dense search embeds it (cleaned), reusing the one a search
+        just computed: a caller that searched and then needs the vector does not embed twice."""
+        text = clean_query(query)
+        with self._lock:
+            cached = self._recent.get(text)
+        if cached is not None:
+            return cached
+        vec = self.embed_query(text)
+        with self._lock:
+            self._recent[text] = vec
+            while len(self._recent) > RECENT_VECTORS:
+                self._recent.pop(next(iter(self._recent)))
         return vec
 
     # -- lookups -------------------------------------------------------------------------------
@@ -106,7 +125,7 @@ class Searcher:
         if mode == "bm25":
             return self._plain(self._bm25.top(tokens, k), "bm25")
         if mode == "dense":
-            return self._plain(dense.faiss_top(self._faiss, self.embed_query(text), k), "dense")
+            return self._plain(dense.faiss_top(self._faiss, self.query_vector(text), k), "dense")
         return self._hybrid(text, tokens, refs, k)
 
     def _plain(self, ranked: list[tuple[int, float]], mode: str) -> list[Hit]:
@@ -119,7 +138,7 @@ class Searcher:
     def _hybrid(self, text: str, tokens: list[str], refs: tuple[Ref, ...], k: int) -> list[Hit]:
         fetch = max(FETCH_MIN, 5 * k)
         lexical = self._bm25.top(tokens, fetch)
-        semantic = dense.faiss_top(self._faiss, self.embed_query(text), fetch)
+        semantic = dense.faiss_top(self._faiss, self.query_vector(text), fetch)
         fused = rrf([[r for r, _ in lexical], [r for r, _ in semantic]], k=RRF_K)
         b_rank = {r: (i, s) for i, (r, s) in enumerate(lexical, 1)}
         d_rank = {r: (i, s) for i, (r, s) in enumerate(semantic, 1)}

@@ -153,3 +153,20 @@ def test_clean_query_and_refs():
     assert clean_query("  a\x00b \n c ") == "ab c"
     refs = refs_in("Is 17.44.065 in Table 3-7 or tables 2\u20134? Not 117.44.0655.")
     assert [(r.kind, r.value) for r in refs] == [("section", "17.44.065"), ("table", "3-7"), ("table", "2-4")]
+
+
+
+def test_query_vector_reuses_the_vector_a_search_just_computed(searcher, monkeypatch):
+    """The passage route searches and then needs the question's vector: it is embedded once."""
+    calls = []
+    real = searcher.embed_query
+
+    def counting(text):
+        calls.append(text)
+        return real(text)
+
+    monkeypatch.setattr(searcher, "embed_query", counting)
+    searcher.search("  rear fence height limit  ", k=3, mode="hybrid")
+    vector = searcher.query_vector("rear fence height limit")
+    assert calls == ["rear fence height limit"]
+    assert (vector == real("rear fence height limit")).all()
