@@ -12,9 +12,7 @@ The test set is never read.
 from __future__ import annotations
 
 import json
-import os
 import random
-import tempfile
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,6 +80,7 @@ def cross_validated(judged: list[Judged], target: float) -> tuple[float, float]:
 
 
 def calibrate(max_wrong_rate: float = MAX_WRONG_RATE, path: Path = CALIBRATION, progress=None) -> Calibration:
+    from eval import atomic
     from eval.gold import SETS, load_gold
     from eval.records import parse_answer
     from eval.score import judge_answer
@@ -117,19 +116,5 @@ def calibrate(max_wrong_rate: float = MAX_WRONG_RATE, path: Path = CALIBRATION, 
         "kept_wrong": sum(j.outcome == "wrong" for j in kept),
     }
     calibration = Calibration(final.threshold, final.routes, fitted_on)
-    _write_json(path, calibration.to_json())
+    atomic.write_text(path, json.dumps(calibration.to_json(), indent=2) + "\n")
     return calibration
-
-
-def _write_json(path: Path, data: dict) -> None:
-    path = Path(path)
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(json.dumps(data, indent=2) + "\n")
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise

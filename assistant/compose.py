@@ -35,8 +35,7 @@ def authority_lines(entries, corpus) -> tuple[list[str], Citation | None]:
         line = (f'Who decides (Table 6-1, § 17.60.040) prints "{printed}" for {columns}; '
                 "which column is blank cannot be read from this text.")
         quote = printed
-    citation = Citation(section=cell.section, title=corpus.title_of(cell.section, cell.document), document=cell.document,
-                        date=cell.date, quote=quote, table="Table 6-1", ordinance_section=cell.ordinance_section)
+    citation = table_citation(cell, corpus, quote=quote)
     reviewed = reviewed_line(e.cell for e in roles)
     return [line, reviewed] if reviewed else [line], citation
 
@@ -59,7 +58,7 @@ def permit_answer(query: Query, tables: PermitTables, match: RowMatch, districts
         lines.append(_value_words(first))
         lines.append(f"{display_row(first.row, first.category)} in {_district_label(first.column, corpus)}: "
                      f"{first.value or reading_words(first) or 'unreadable'} "
-                     f"(Table {_table_label(first)}, § {first.section}).")
+                     f"(Table {first.table}, § {first.section}).")
     else:
         lines.append(f"{display_row(first.row, first.category)}: " + "; ".join(_grouped(chosen)) + ".")
     lines.extend(_conditions(chosen, corpus))
@@ -70,11 +69,7 @@ def permit_answer(query: Query, tables: PermitTables, match: RowMatch, districts
         cell = entry.cell
         key = (cell.section, cell.document)
         if key not in cited:
-            cited[key] = Citation(
-                section=cell.section, title=corpus.title_of(cell.section, cell.document),
-                document=cell.document, date=cell.date, quote=cell.source or cell.raw,
-                table=f"Table {_table_label(cell)}", ordinance_section=cell.ordinance_section,
-            )
+            cited[key] = table_citation(cell, corpus)
     if authority is not None and len(chosen) == 1 and first.value in ("UP", "MUP"):
         extra, citation = authority_lines(authority(first.value), corpus)
         lines.extend(line for line in extra if line not in lines)
@@ -230,10 +225,6 @@ def _opening(text: str, limit: int = 400) -> str:
     return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
 
 
-def _table_label(cell) -> str:
-    return cell.table
-
-
 def _district_label(symbol: str, corpus) -> str:
     district = corpus.vocabulary.district(symbol)
     return f"{symbol} ({district.name})" if district else symbol
@@ -261,21 +252,14 @@ def standards_answer(query: Query, lookup, corpus) -> Answer:
     lines = [first]
     seen: set[str] = set()
     for entry in entries:
-        for note in entry.cell.footnotes:
-            if note.text and note.number not in seen:
-                seen.add(note.number)
-                lines.append(f"Note ({note.number}): {note.text}")
+        lines.extend(_new_notes(entry.cell, seen))
         changed = [h for h in entry.history if h.value != entry.cell.value]
         if changed:
             old = changed[-1]
             lines.append(f"Amended: {entry.cell.column} was {old.value or 'unreadable'} under "
                          f"{corpus.document_label(old.document)} ({old.date}).")
     cell = entries[0].cell
-    citation = Citation(
-        section=cell.section, title=corpus.title_of(cell.section, cell.document), document=cell.document,
-        date=cell.date, quote=cell.source or cell.raw, table=f"Table {cell.table}",
-        ordinance_section=cell.ordinance_section,
-    )
+    citation = table_citation(cell, corpus)
     if reviewed_line(e.cell for e in entries):
         lines.append(reviewed_line(e.cell for e in entries))
     lines.append(source_line([citation], corpus))
@@ -296,16 +280,28 @@ def standards_overview(query: Query, lookups, corpus) -> Answer:
     seen: set[str] = set()
     for lookup in lookups:
         for entry in lookup.entries:
-            for note in entry.cell.footnotes:
-                if note.text and note.number not in seen:
-                    seen.add(note.number)
-                    lines.append(f"Note ({note.number}): {note.text}")
-    citation = Citation(section=first_cell.section, title=corpus.title_of(first_cell.section, first_cell.document),
-                        document=first_cell.document, date=first_cell.date, quote=first_cell.source or first_cell.raw,
-                        table=f"Table {first_cell.table}", ordinance_section=first_cell.ordinance_section)
+            lines.extend(_new_notes(entry.cell, seen))
+    citation = table_citation(first_cell, corpus)
     lines.append(source_line([citation], corpus))
     return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=(citation,),
                   lookups=tuple(e.to_json() for lookup in lookups for e in lookup.entries), route="standards_table")
+
+
+def table_citation(cell, corpus, quote: str | None = None) -> Citation:
+    """The citation of a table cell: its section, document and printed line (or ``quote``)."""
+    return Citation(section=cell.section, title=corpus.title_of(cell.section, cell.document), document=cell.document,
+                    date=cell.date, quote=cell.source or cell.raw if quote is None else quote,
+                    table=f"Table {cell.table}", ordinance_section=cell.ordinance_section)
+
+
+def _new_notes(cell, seen: set[str]) -> list[str]:
+    """The cell's footnotes not given yet (``seen`` holds the numbers already given)."""
+    lines = []
+    for note in cell.footnotes:
+        if note.text and note.number not in seen:
+            seen.add(note.number)
+            lines.append(f"Note ({note.number}): {note.text}")
+    return lines
 
 
 def _standard_value(cell) -> str:
