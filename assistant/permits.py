@@ -107,6 +107,7 @@ class PermitTables:
         wanted = asked | _content_words(synonyms)
         if not wanted:
             return []
+        quantity = asked_quantity(phrase)
         matches = []
         for table in tables if tables is not None else list(self.rows):
             needed = _tables_needing_words().get(table)
@@ -129,49 +130,105 @@ class PermitTables:
                     score += 0.3 * len(heading & wanted) / len(heading)
                 label_words = set(words_of(row)) - STOP
                 complete = len(label_words) >= 2 and label_words <= asked  # "Large" alone names nothing
+                # "adult day care for 5 people" names the row "Adult day care - 6 or fewer clients" outright.
+                family_words = set(words_of(family(row))) - STOP
+                span = label_span(row)
+                complete = complete or bool(quantity and span and span.holds(*quantity)
+                                            and len(family_words) >= 2 and family_words <= asked)
                 matches.append(RowMatch(table, row, round(score, 4), own, complete, round(len(shared) / len(label), 4)))
         matches.sort(key=lambda m: (-m.score, len(m.row), m.table, m.row))
-        return by_count(matches, phrase)
+        return by_quantity(matches, phrase)
 
     def cell(self, table: str, row: str, district: str):
         return self.cells.get((table, row, district))
 
 
-COUNT_IN_QUESTION = re.compile(r"\b(\d+)[ -]?(?:units?|clients?|homes?|apartments?|dwellings?)\b")
-RANGES = (
-    (re.compile(r"(\d+) or more|(\d+)\+"), lambda a: (a, float("inf"))),
-    (re.compile(r"(\d+) or fewer"), lambda a: (0, a)),
-    (re.compile(r"up to (\d+)"), lambda a: (0, a)),
+# A quantity a question states and a row label bounds: a count of dwellings or of the people cared
+# for ("12 unit", "for 5 people": a care facility's clients are people), or a floor area ("3,000
+# sq ft"; the tables print "sq. ft." and "sf", which the cannabis table's notes define as square feet).
+COUNTED = r"units?|clients?|homes?|apartments?|dwellings?|people|persons?|residents?|kids|children|adults|seniors|beds?"
+AREA = r"sq\.?\s*f(?:ee)?t\.?|square\s+f(?:ee|oo)t|sf"
+NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k)?"
+QUANTITY_IN_QUESTION = re.compile(rf"\b{NUMBER}[ -]?(?:(?P<count>{COUNTED})|(?P<area>{AREA}))(?![a-z])")
+SPAN_PATTERNS = (  # (pattern, low, high) with the matched number(s) as a, b
+    (re.compile(r"(\d+) or more|(\d+)\+|more than (\d+)"), lambda a, b: (a, float("inf"))),
+    (re.compile(r"(\d+)(?: \w+)? or (?:fewer|less)|up to (\d+)|less than (\d+)"), lambda a, b: (0, a)),
+    (re.compile(r"(\d+) (?:\w+ )?(?:to|or) (\d+)"), lambda a, b: (a, b)),
+    (re.compile(r"(\d+) (?:units?|clients?)"), lambda a, b: (a, a)),
 )
-PAIRS = re.compile(r"(\d+) (?:to|or) (\d+)")
-SINGLE = re.compile(r"(\d+) (?:units?|clients?)")
 
 
-def label_range(label: str) -> tuple[float, float] | None:
-    """The count a row label covers: "3 or 4 units" -> (3, 4), "10 or more units" -> (10, inf)."""
-    for pattern, make in RANGES:
-        match = pattern.search(label)
+@dataclass(frozen=True)
+class Span:
+    """What a row label bounds: ``kind`` "count" or "area", from ``low`` to ``high`` inclusive."""
+
+    kind: str
+    low: float
+    high: float
+
+    def holds(self, kind: str, value: float) -> bool:
+        return kind == self.kind and self.low <= value <= self.high
+
+
+def label_span(label: str) -> Span | None:
+    """The quantity a row label covers: "3 or 4 units" -> count 3..4, "More than 5,000 sq. ft." ->
+    area above 5,000. "Less than" and "more than" exclude the number itself."""
+    text = label.lower().replace(",", "")
+    kind = "area" if re.search(rf"\d\s*(?:{AREA})(?![a-z])", text) else "count" if re.search(r"\d.*\b(?:units?|clients?)\b", text) else ""
+    if not kind:
+        return None
+    text = re.sub(rf"\s*(?:{AREA})(?![a-z])", "", text) if kind == "area" else text
+    for pattern, make in SPAN_PATTERNS:
+        match = pattern.search(text)
         if match:
-            return make(int(next(group for group in match.groups() if group)))
-    pair = PAIRS.search(label)
-    if pair:
-        return int(pair.group(1)), int(pair.group(2))
-    single = SINGLE.search(label)
-    return (int(single.group(1)),) * 2 if single else None
+            numbers = [int(group) for group in match.groups() if group]
+            low, high = make(numbers[0], numbers[-1])
+            # "more than 5000" starts above it; "less than 5000" ends below it.
+            low = low + 1e-6 if match.group(0).startswith("more than") else low
+            high = high - 1e-6 if match.group(0).startswith("less than") else high
+            return Span(kind, low, high)
+    return None
 
 
-def by_count(matches: list[RowMatch], phrase: str) -> list[RowMatch]:
-    """When the question gives a count ("12 unit"), rows whose label range holds it come first."""
-    found = COUNT_IN_QUESTION.search(phrase)
+def asked_quantity(phrase: str) -> tuple[str, float] | None:
+    """The count or floor area a question states: ("count", 12) for "a 12 unit building"."""
+    found = QUANTITY_IN_QUESTION.search(phrase.lower())
     if not found:
+        return None
+    value = float(found.group(1).replace(",", "")) * (1000 if found.group(2) else 1)
+    return ("count" if found.group("count") else "area"), value
+
+
+def family(label: str) -> str:
+    """A row's label without the quantity it bounds: rows of one family differ only by size."""
+    return re.sub(r"[\s,-]*(?:up to |less than |more than )?\d[\d,]*.*$", "", label.lower()).strip(" ,-")
+
+
+def by_quantity(matches: list[RowMatch], phrase: str) -> list[RowMatch]:
+    """When the question states a quantity ("12 unit", "for 5 people"), rows whose label range
+    holds it come first, and rows of the same family whose range excludes it go last."""
+    asked = asked_quantity(phrase)
+    if not asked:
         return matches
-    count = int(found.group(1))
-    fitting = []
+    fitting, excluded = [], []
     for match in matches:
-        span = label_range(match.row)
-        if span and span[0] <= count <= span[1]:
+        span = label_span(match.row)
+        if span and span.holds(*asked):
             fitting.append(match)
-    return fitting + [m for m in matches if m not in fitting] if fitting else matches
+        elif span and span.kind == asked[0]:
+            excluded.append(match)
+    if not fitting:
+        return matches
+    return fitting + [m for m in matches if m not in fitting and m not in excluded] + excluded
+
+
+def quantity_decides(matches: list[RowMatch], phrase: str) -> bool:
+    """The best row was chosen over its own family by the quantity the question states."""
+    asked = asked_quantity(phrase)
+    if not asked or not matches:
+        return False
+    span = label_span(matches[0].row)
+    return bool(span and span.holds(*asked))
 
 
 @lru_cache(maxsize=1)

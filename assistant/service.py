@@ -14,7 +14,7 @@ from dataclasses import replace
 from . import answer_type, compose, definitions, dialogue
 from . import confidence as confidence_mod
 from .passages import document_frequencies
-from .permits import GENERIC, STOP, PermitTables, RowMatch, by_count, words_of
+from .permits import GENERIC, STOP, PermitTables, RowMatch, by_quantity, family, quantity_decides, words_of
 from .standards import StandardsTables, authority_entries
 from .types import Answer, Citation, Query, SearchUnavailable
 from .interpretation import interpretation_of, read_as_line
@@ -324,7 +324,9 @@ class Assistant:
         if not matches:
             return None
         best = matches[0]
-        runner = next((m for m in matches[1:] if m.row != best.row), None)
+        # Rows of one family that the stated quantity rules out are no rivals ("12 units": 5 to 9 units).
+        sized = quantity_decides(matches, phrase)
+        runner = next((m for m in matches[1:] if m.row != best.row and not (sized and family(m.row) == family(best.row))), None)
         signals = {
             "row_own": best.own, "row_complete": float(best.complete), "row_covered": best.covered,
             "by_everyday_word": float(bool(query.land_uses)),
@@ -383,22 +385,27 @@ class Assistant:
             # own words ("boutique hotel"), never when it only adds words the question lacks ("junior").
             close = [m for m in matches if m.score == matches[0].score
                      or (m.score >= matches[0].score - WORD_TIE and own_words(m) > own_words(matches[0]))]
+            if quantity_decides(matches, phrase):  # the stated count or area picked the row of its family
+                close = [m for m in close if family(m.row) != family(matches[0].row) or m.row == matches[0].row]
             chosen = max(close, key=lambda m: (similarity.get(m.row, 0.0), -close.index(m)))
             matches = [m for m in matches if m.row == chosen.row] + [m for m in matches if m.row != chosen.row]
         if matches:
             own = next((m.similarity for m in ranked if m.row == matches[0].row), 0.0)
             if top.similarity - own < MEANING_SWITCH or top.similarity < MEANING_FLOOR:
-                return matches, {"meaning_agrees": float(top.row == matches[0].row), "meaning_similarity": own,
-                                 "meaning_margin": round(own - max((m.similarity for m in ranked if m.row != matches[0].row), default=0.0), 4),
-                                 "by_meaning": 0.0}
+                return matches, {"meaning_agrees": float(top.row == matches[0].row
+                                                         or _same_family_sized(top.row, matches, phrase)),
+                                 "meaning_similarity": own,
+                                 "meaning_margin": _margin(own, ranked, matches[0].row, phrase), "by_meaning": 0.0}
             # The words matched a row that means something else ("workout studio" is not a broadcasting
             # studio): the row nearest in meaning answers, and the confidence knows it was found so.
         elif top.similarity < MEANING_FLOOR:
             return [], {}
         near = [m for m in ranked if m.similarity >= top.similarity - MEANING_NEAR]
-        candidates = by_count([RowMatch(m.table, m.row, m.similarity) for m in near], phrase)
+        candidates = by_quantity([RowMatch(m.table, m.row, m.similarity) for m in near], phrase)
         chosen = candidates[0].row
         same_label = [c for c in candidates if c.row == chosen]
+        if quantity_decides(candidates, phrase):
+            margin = _margin(candidates[0].score, ranked, chosen, phrase)
         return same_label, {"meaning_agrees": 1.0, "meaning_similarity": top.similarity, "meaning_margin": round(margin, 4),
                             "by_meaning": 1.0}
 
@@ -509,6 +516,19 @@ class Assistant:
 
     def _nearest(self, query: Query) -> list[str]:
         return list(dict.fromkeys(hit.section for hit in self._hits(query.corrected or query.text, 5)))[:3]
+
+
+def _margin(similarity: float, ranked, row: str, phrase: str) -> float:
+    """How much nearer in meaning ``row`` is than the next row; when the question's count or area
+    chose ``row`` within its family, that family's other sizes are no rivals."""
+    sized = quantity_decides([RowMatch("", row, 0.0)], phrase)
+    rivals = (m.similarity for m in ranked if m.row != row and not (sized and family(m.row) == family(row)))
+    return round(similarity - max(rivals, default=0.0), 4)
+
+
+def _same_family_sized(row: str, matches, phrase: str) -> bool:
+    """The row nearest in meaning is a size of the chosen row's family, and the stated quantity chose."""
+    return quantity_decides(matches, phrase) and family(row) == family(matches[0].row)
 
 
 def use_phrase(phrase: str) -> str:

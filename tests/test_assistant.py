@@ -194,14 +194,36 @@ def test_cli_batch_keeps_order_and_contract(tmp_path):
         assert set(row) >= {"question", "answer", "abstained", "citations", "lookups", "timing_ms"}
 
 
-def test_count_in_question_picks_the_row_whose_range_holds_it():
-    from assistant.permits import label_range
+def test_a_row_label_bounds_a_count_or_an_area():
+    from assistant.permits import Span, label_span
 
-    assert label_range("Multifamily housing, 3 or 4 units") == (3, 4)
-    assert label_range("Multifamily housing, 5 to 9 units") == (5, 9)
-    assert label_range("Multifamily housing 10+ units") == (10, float("inf"))
-    assert label_range("Residential care, 6 or fewer clients, in a single-family dwelling") == (0, 6)
-    assert label_range("Park") is None
+    assert label_span("Multifamily housing, 3 or 4 units") == Span("count", 3, 4)
+    assert label_span("Multifamily housing, 5 to 9 units") == Span("count", 5, 9)
+    assert label_span("Multifamily housing 10+ units") == Span("count", 10, float("inf"))
+    assert label_span("Residential care, 6 or fewer clients, in a single-family dwelling") == Span("count", 0, 6)
+    assert label_span("Convenience store, 1,200 sq. ft. or less") == Span("area", 0, 1200)
+    assert label_span("General retail - 5,000 sq. ft. to 20,000 sq. ft.") == Span("area", 5000, 20000)
+    more = label_span("Meeting facility, public or private - More than 5,000 sq. ft.")
+    less = label_span("General retail - Less than 5,000 sq. ft.")
+    assert not more.holds("area", 5000) and more.holds("area", 5001) and not more.holds("count", 6000)
+    assert not less.holds("area", 5000) and less.holds("area", 4999)
+    assert label_span("Park") is None
+
+
+def test_a_question_states_a_count_of_people_or_an_area():
+    from assistant.permits import asked_quantity, family
+
+    assert asked_quantity("adult day care for 5 people in my home") == ("count", 5)
+    assert asked_quantity("could I build a 12 unit apartment building") == ("count", 12)
+    assert asked_quantity("a 3,000 sq ft shop") == ("area", 3000)
+    assert asked_quantity("a 25k square foot store") == ("area", 25000)
+    assert asked_quantity("a shop open since 2026") is None
+    assert family("Adult day care - 7 to 14 clients") == family("Adult day care - 15 or more clients") == "adult day care"
+
+
+def test_a_stated_count_of_people_picks_the_care_row_that_holds_it(assistant):
+    answer = assistant.ask("adult day care for 5 people in my NM home")
+    assert answer.lookups[0]["row"] == "Adult day care - 6 or fewer clients"
 
 
 def test_twelve_units_in_nm_reads_the_ten_or_more_row(assistant):
