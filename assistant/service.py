@@ -320,13 +320,16 @@ class Assistant:
             matches = [m for m in matches if m.complete or any(r and r <= set(words_of(m.row)) for r in required)]
         if standards_asked and not matches:
             return None  # "can I build 3 stories?": a yes/no about a standard, unless words name a use
-        matches, meant = self._by_meaning(phrase, tables, matches)
+        matches, meant, near = self._by_meaning(phrase, tables, matches)
         if not matches:
             return None
         best = matches[0]
         # Rows of one family that the stated quantity rules out are no rivals ("12 units": 5 to 9 units).
         sized = quantity_decides(matches, phrase)
         runner = next((m for m in matches[1:] if m.row != best.row and not (sized and family(m.row) == family(best.row))), None)
+        # Rows near in meaning are rivals only of a row found by meaning: a row the words name is
+        # doubted by rows the words name as well, not by whatever a short phrase is vaguely near.
+        rivals = _rivals(best, matches, near if meant.get("by_meaning") else (), phrase)
         signals = {
             "row_own": best.own, "row_complete": float(best.complete), "row_covered": best.covered,
             "by_everyday_word": float(bool(query.land_uses)),
@@ -355,20 +358,47 @@ class Assistant:
             covered = len(answered) / len(districts)
         if found is None:
             return None
-        return replace(found, signals={**signals, "cell_readable": _readable(found.lookups), "districts_covered": covered})
+        found, doubt = self._with_rivals(query, found, rivals, districts)
+        return replace(found, signals={**signals, "cell_readable": _readable(found.lookups), "districts_covered": covered,
+                                       "row_doubt": doubt})
+
+    def _with_rivals(self, query: Query, found: Answer, rivals, districts) -> tuple[Answer, float]:
+        """Rows the question fits as well as the chosen one ("drive-thru": Drive-through retail and
+        Drive-through service) matter only when their cells say something else. When every one says
+        the same for the districts asked, the answer holds either way and shows each row; when one
+        differs, the answer stays as it is and the doubt is a signal (1.0) of the confidence."""
+        if not rivals:
+            return found, 0.0
+        said = {(cell["column"], cell["value"]) for cell in found.lookups}
+        shown = []
+        for rival in rivals:
+            columns = districts or self.tables.columns[rival.table]
+            cells = [self.tables.cell(rival.table, rival.row, d) for d in columns]
+            cells = [entry for entry in cells if entry is not None]
+            if not cells or {(e.cell.column, e.cell.value) for e in cells} != said:
+                return found, 1.0
+            shown.append(cells)
+        lines = found.answer.split("\n")
+        extra = [f"{compose.display_row(cells[0].cell.row, cells[0].cell.category)}: "
+                 + "; ".join(compose.grouped_codes((e.cell.value, e.cell.column) for e in cells))
+                 + f" (Table {cells[0].cell.table}, § {cells[0].cell.section}): the same, if this row is the one meant."
+                 for cells in shown]
+        lines[-1:-1] = extra  # before the Source line
+        lookups = found.lookups + tuple(e.to_json() for cells in shown for e in cells)
+        return replace(found, answer="\n".join(lines), lookups=lookups), 0.0
 
     def _by_meaning(self, phrase: str, tables, matches):
         """Check the word-matched row against the row nearest in meaning, or find one when words
         found none. Returns the matches (possibly by meaning) and the meaning signals."""
         if matches and matches[0].complete:
             # The question says the row's label word for word: its meaning is not in doubt.
-            return matches, {"meaning_agrees": 1.0, "meaning_similarity": 1.0, "meaning_margin": 1.0, "by_meaning": 0.0}
+            return matches, {"meaning_agrees": 1.0, "meaning_similarity": 1.0, "meaning_margin": 1.0, "by_meaning": 0.0}, ()
         meanings = self._use_meanings()
         if meanings is None:  # no model yet: the meaning signals are unknown, not zero
-            return matches, {}
+            return matches, {}, ()
         ranked = meanings.rank(use_phrase(phrase), tables, n=len(meanings.descriptions))
         if not ranked:
-            return matches, {"meaning_agrees": 0.0, "meaning_similarity": 0.0, "meaning_margin": 0.0, "by_meaning": 0.0}
+            return matches, {"meaning_agrees": 0.0, "meaning_similarity": 0.0, "meaning_margin": 0.0, "by_meaning": 0.0}, ()
         top = ranked[0]
         second = next((m for m in ranked[1:] if m.row != top.row), None)
         margin = top.similarity - (second.similarity if second else 0.0)
@@ -395,11 +425,12 @@ class Assistant:
                 return matches, {"meaning_agrees": float(top.row == matches[0].row
                                                          or _same_family_sized(top.row, matches, phrase)),
                                  "meaning_similarity": own,
-                                 "meaning_margin": _margin(own, ranked, matches[0].row, phrase), "by_meaning": 0.0}
+                                 "meaning_margin": _margin(own, ranked, matches[0].row, phrase), "by_meaning": 0.0}, \
+                    _near_in_meaning(ranked, matches[0], own, phrase)
             # The words matched a row that means something else ("workout studio" is not a broadcasting
             # studio): the row nearest in meaning answers, and the confidence knows it was found so.
         elif top.similarity < MEANING_FLOOR:
-            return [], {}
+            return [], {}, ()
         near = [m for m in ranked if m.similarity >= top.similarity - MEANING_NEAR]
         candidates = by_quantity([RowMatch(m.table, m.row, m.similarity) for m in near], phrase)
         chosen = candidates[0].row
@@ -407,7 +438,7 @@ class Assistant:
         if quantity_decides(candidates, phrase):
             margin = _margin(candidates[0].score, ranked, chosen, phrase)
         return same_label, {"meaning_agrees": 1.0, "meaning_similarity": top.similarity, "meaning_margin": round(margin, 4),
-                            "by_meaning": 1.0}
+                            "by_meaning": 1.0}, _near_in_meaning(ranked, same_label[0], same_label[0].score, phrase)
 
     def _comparable_encoder(self):
         """The index's encoder, when its similarities mean what the calibration was fitted on: a
@@ -516,6 +547,26 @@ class Assistant:
 
     def _nearest(self, query: Query) -> list[str]:
         return list(dict.fromkeys(hit.section for hit in self._hits(query.corrected or query.text, 5)))[:3]
+
+
+def _near_in_meaning(ranked, chosen, similarity: float, phrase: str) -> tuple:
+    """Rows of the chosen row's table about as near in meaning (within MEANING_NEAR), save the
+    sizes of its family that the question's count or area rules out."""
+    sized = quantity_decides([chosen], phrase)
+    return tuple(RowMatch(m.table, m.row, m.similarity) for m in ranked
+                 if m.table == chosen.table and m.row != chosen.row and m.similarity >= similarity - MEANING_NEAR
+                 and not (sized and family(m.row) == family(chosen.row)))
+
+
+def _rivals(best, matches, near, phrase: str) -> list:
+    """Rows of the best row's table that the question fits just as well: the same word score, or
+    (with the model) as near in meaning."""
+    sized = quantity_decides(matches, phrase)
+    tied = [m for m in matches[1:] if m.table == best.table and m.row != best.row and m.score >= best.score
+            and not (sized and family(m.row) == family(best.row))
+            and (m.complete or not best.complete)]  # a row named outright is doubted only by another such row
+    out = {m.row: m for m in [*tied, *near] if m.row != best.row}
+    return list(out.values())
 
 
 def _margin(similarity: float, ranked, row: str, phrase: str) -> float:
