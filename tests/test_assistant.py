@@ -360,3 +360,19 @@ def test_one_common_word_does_not_name_a_standards_row(assistant):
     # "building" (the verb) is the first word of "Building and landscape materials ..." in Table 3-7.
     answer = assistant.ask("can we pay a fee instead of building parking downtown or in TOC")
     assert not any(cell["row"].startswith("Building and landscape") for cell in answer.lookups)
+
+
+def test_rows_the_question_fits_equally_are_shown_when_their_cells_agree(assistant):
+    # "storage" names Vehicle storage and Storage - Outdoor equally; Table 2-3 says the same of both in CG.
+    answer = assistant.ask("storage in CG?")
+    assert [cell["row"] for cell in answer.lookups] == ["Vehicle storage", "Storage - Outdoor"]
+    assert len({cell["value"] for cell in answer.lookups}) == 1
+    assert "the same, if this row is the one meant" in answer.answer
+    assert answer.signals["row_doubt"] == 0.0
+
+
+def test_a_row_tie_whose_cells_differ_is_a_doubt_not_a_second_answer(assistant):
+    # In CI, Table 2-3 prints "-" for Vehicle storage and UP for Storage - Outdoor.
+    answer = assistant.ask("storage in CI?")
+    assert answer.signals["row_doubt"] == 1.0
+    assert len({cell["row"] for cell in answer.lookups}) == 1
