@@ -8,8 +8,12 @@ from dataclasses import dataclass
 
 from .permits import STOP, words_of
 
-QUOTED_TERM = re.compile(r"[“\"](?P<term>[^”\"]{2,80})[”\"](?:\s+[a-z]+)?\s+means\b")
+# "“Micromobility” means ...", and "“Personal services” mean ..." for a plural term.
+QUOTED_TERM = re.compile(r"[“\"](?P<term>[^”\"]{2,80})[”\"](?:\s+[a-z]+)?\s+means?\b")
 NUMBERED_TERM = re.compile(r"^\d+\.+\s*(?P<term>[A-Z][A-Za-z /-]{1,60}?)\s+means\b", re.M)
+# A sentence that opens by saying what a thing is, in the English defining form "A woonerf is an
+# internal driveway ...": the term's definition where the code gives no "means" line for it.
+DEFINING_SENTENCE = re.compile(r"(?:^|(?<=[.:] ))(?:A|An) (?P<term>[a-z][a-z -]{2,40}?) is (?:a|an|the) ")
 # Words of a definition question that are not the term asked about.
 CUE_WORDS = frozenset(words_of("what whats is are a an the does do mean means meaning define definition defined "
                                "count counts counted consider considered treat treated include includes code zoning "
@@ -24,6 +28,7 @@ class Definition:
     section: object  # ingest Section
 
 
+TERM_PATTERNS = (QUOTED_TERM, NUMBERED_TERM, DEFINING_SENTENCE)
 LIST_ITEM = re.compile(r"^\s*(?:\d{1,2}|[a-z])\.\s+\S")
 
 
@@ -35,11 +40,11 @@ def collect(sections) -> list[Definition]:
     for section in sections:
         lines = section.text.split("\n")
         for number, line in enumerate(lines):
-            starts = sorted({m.start() for m in QUOTED_TERM.finditer(line)} | {m.start() for m in NUMBERED_TERM.finditer(line)})
+            starts = sorted({m.start() for pattern in TERM_PATTERNS for m in pattern.finditer(line)})
             for index, start in enumerate(starts):
                 end = starts[index + 1] if index + 1 < len(starts) else len(line)
                 text = line[start:end].strip()
-                match = QUOTED_TERM.match(text) or NUMBERED_TERM.match(text)
+                match = next((m for m in (pattern.match(text) for pattern in TERM_PATTERNS) if m), None)
                 if not match:
                     continue
                 if end == len(line) and text.endswith(":"):

@@ -343,6 +343,19 @@ def test_definitions_are_found_by_the_term_asked_about():
     assert isinstance(found[0], Definition)
 
 
+def test_a_sentence_saying_what_a_thing_is_and_a_plural_term_are_definitions():
+    from assistant.definitions import collect, lookup
+
+    section = type("S", (), {"text": "Woonerfs. A woonerf is an internal driveway used as a shared space. Speeds are low.\n"
+                                     "“Personal services” mean establishments providing nonmedical services.\n"
+                                     "The maximum allowable density is six dwelling units per acre.",
+                             "date": "2025-12-09", "document": "002", "id": "17.36.100"})()
+    found = collect([section])
+    assert [d.term for d in found] == ["woonerf", "Personal services"]
+    assert found[0].text.startswith("A woonerf is an internal driveway")
+    assert lookup(found, "what's a woonerf?").term == "woonerf"
+
+
 def test_definition_question_answers_with_the_definition(assistant):
     answer = assistant.ask("are e-scooters micromobility?")
     assert answer.route == "definition"
