@@ -145,9 +145,28 @@ def _districts(question: str, normalized: str, vocabulary: Vocabulary) -> tuple[
             position = fold_plurals(normalized).find(fold_plurals(group))
             found.extend((position, symbol, group) for symbol in symbols)
     found = _drop_shadowed(found)
+    found = _drop_inside_names(found, normalized, vocabulary)
     found.sort(key=lambda item: item[0])
     symbols = tuple(dict.fromkeys(symbol for _, symbol, _ in found))
     return symbols, tuple(dict.fromkeys(words for _, _, words in found))
+
+
+def _drop_inside_names(found: list[tuple[int, str, str]], normalized: str, vocabulary: Vocabulary):
+    """A district named by its symbol with its name beside it ("Commercial/Industrial (CI)"): the
+    words of that name name no other district ("industrial" is not General Industrial here)."""
+    folded = fold_plurals(normalized)
+    symbols = {symbol for _, symbol, _ in found}
+    spans = []
+    for district in vocabulary.districts:
+        if district.symbol not in symbols:
+            continue
+        for phrase in (district.name.lower(), *district.aliases):
+            if _contains(normalized, phrase):
+                start = folded.find(fold_plurals(phrase))
+                spans.append((district.symbol, start, start + len(fold_plurals(phrase))))
+    return [item for item in found
+            if not any(symbol != item[1] and start <= item[0] and item[0] + len(fold_plurals(item[2].lower())) <= end
+                       and item[2].lower() != item[1].lower() for symbol, start, end in spans)]
 
 
 def _drop_shadowed(found: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:

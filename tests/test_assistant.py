@@ -389,3 +389,13 @@ def test_a_row_tie_whose_cells_differ_is_a_doubt_not_a_second_answer(assistant):
     answer = assistant.ask("storage in CI?")
     assert answer.signals["row_doubt"] == 1.0
     assert len({cell["row"] for cell in answer.lookups}) == 1
+
+
+@pytest.mark.parametrize("question, districts", [
+    ("What permit does a kennel need in the Commercial/Industrial (CI) district?", ("CI",)),
+    ("kennel in the industrial zone or CI", ("IG", "CI")),
+])
+def test_a_district_name_beside_its_symbol_names_no_other_district(assistant, question, districts):
+    from assistant.understand import understand
+
+    assert understand(question, assistant.vocabulary, assistant.known_words).districts == districts
