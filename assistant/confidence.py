@@ -32,6 +32,7 @@ FEATURES: dict[str, tuple[str, ...]] = {
     "passage": ("quote_coverage", "answer_type_found", "both_retrievers", "hit_rank", "dense_score", "sentence_similarity"),
     "definition": ("term_words", "term_quoted"),
     "section": ("section_found",),
+    "section_title": ("title_share", "title_margin", "hit_rank"),
 }
 # Signals whose values depend on the embedding model: meaningless under another model.
 MODEL_SIGNALS = frozenset({"dense_score", "sentence_similarity", "meaning_margin", "meaning_similarity"})
@@ -39,7 +40,8 @@ MODEL_SIGNALS = frozenset({"dense_score", "sentence_similarity", "meaning_margin
 # A whole small table ("standards_table") is shown when its topic is named and no row is: every row
 # is a cell of the table, so it is as safe as a section lookup unless cells are unreadable; a
 # district's own paragraph ("district"), found by its printed heading, likewise.
-PRIORS = {"section": 0.9, "standards_table": 0.9, "district": 0.9, "permit": 0.8, "standards": 0.7, "definition": 0.6, "passage": 0.4}
+# A section found by its title ("section_title") is a guess until dev questions of that kind fit it.
+PRIORS = {"section_title": 0.6, "section": 0.9, "standards_table": 0.9, "district": 0.9, "permit": 0.8, "standards": 0.7, "definition": 0.6, "passage": 0.4}
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,10 @@ ASKING_WORDS = frozenset("ok okay allowed allow allows permit permits permitted 
 # Words that ask rather than say what about ("how tall can ... be").
 QUESTION_WORDS = frozenset("how tall high wide big much many long far deep large small limit maximum minimum max min "
                            "allowed rule rules requirement requirements".split())
+# Words of a "which section covers ..." question that ask for a section rather than say about what.
+SECTION_CUE_WORDS = frozenset(words_of("which what where section sections chapter part code ordinance land use covers cover "
+                                       "covered has have deals deal talks talk about rules rule requirements requirement "
+                                       "regulations regulation standards find look say says govern governs"))
 FINDER_FLOOR = 0.3  # browsing rows ("tattoo" -> Personal services) may show nearer misses than an answer may
 MEANING_SWITCH = 0.08  # a word-matched row this much less close in meaning than the nearest row gives way to it
 MEANING_NEAR = 0.05  # rows this close to the nearest are one family ("Adult day care - 7 to 14 clients", ...)
@@ -149,6 +153,9 @@ class Assistant:
                                   corpus=self.corpus)
         if query.apn:
             return self._apn(query)
+        titled = self._section_by_title(query)
+        if titled is not None:
+            return titled
         permit = self._permit(query)
         if permit is not None:
             return permit
@@ -191,6 +198,35 @@ class Assistant:
         if query.topics or query.districts or query.land_use:
             return self._passages(query)
         return compose.abstain(query, self._nearest(query), corpus=self.corpus)
+
+    def _section_by_title(self, query: Query) -> Answer | None:
+        """"Which section covers variances?": the code section whose title says what the question
+        names (§ 17.62.060 Variance and minor variance), its rare words weighing more; the search's
+        own ranking breaks ties and is a signal of the confidence."""
+        if answer_type.detect(query.text) != "section" or query.tables:
+            return None
+        wanted = {w for w in words_of(query.corrected or query.text) if w not in STOP and w not in SECTION_CUE_WORDS}
+        if not wanted:
+            return None
+        weight = sum(self.corpus.idf.get(w, 1.0) for w in wanted)
+        ranks = {}
+        for rank, hit in enumerate(self._hits(query.corrected or query.text, 8), start=1):
+            ranks.setdefault(hit.section, rank)
+        scored = []
+        for section in self.corpus.latest.values():
+            if section.kind != "code" or not section.title:
+                continue
+            share = sum(self.corpus.idf.get(w, 1.0) for w in wanted & set(words_of(section.title))) / weight
+            if share:
+                scored.append((share, -ranks.get(section.id, 9), section))
+        if not scored:
+            return None
+        scored.sort(key=lambda item: (-item[0], -item[1], item[2].id))
+        share, rank, section = scored[0]
+        runner = scored[1][0] if len(scored) > 1 else 0.0
+        found = compose.section_answer(query, section, self.corpus)
+        return replace(found, route="section_title",
+                       signals={"title_share": round(share, 4), "title_margin": round(share - runner, 4), "hit_rank": float(-rank)})
 
     def _district_description(self, query: Query) -> Answer | None:
         """"What is the NM district?", "where is the CE zone?": the paragraph the code prints under

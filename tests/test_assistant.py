@@ -399,3 +399,11 @@ def test_a_district_name_beside_its_symbol_names_no_other_district(assistant, qu
     from assistant.understand import understand
 
     assert understand(question, assistant.vocabulary, assistant.known_words).districts == districts
+
+
+def test_which_section_covers_a_subject_is_found_by_the_section_title(assistant):
+    answer = assistant.ask("Which section of the zoning code covers fences?")
+    assert answer.route == "section_title"
+    assert answer.citations[0].section == "17.30.030"
+    assert answer.first_line.startswith("§ 17.30.030 Fences, walls, and screening")
+    assert answer.signals["title_share"] == 1.0
