@@ -54,19 +54,37 @@ def row_descriptions(tables, definitions, synonyms: dict[str, str]) -> list[tupl
     return out
 
 
-class UseMeanings:
-    """Row descriptions and their vectors; ``encode(texts) -> unit vectors`` is the index's encoder."""
+def row_phrases(descriptions: list[tuple[str, str, str]], tables, synonyms: dict[str, str]) -> list[tuple[int, str]]:
+    """(description index, text) of the short names of each row: its label, and each everyday word
+    that points to it. A short question ("restaurant") is nearest to a name, not to a long
+    description; a row is as near as the nearest of its texts."""
+    out = []
+    for index, (table, row, _) in enumerate(descriptions):
+        label = _label_words(row)
+        out.append((index, row))
+        out += [(index, phrase) for phrase, target in sorted(synonyms.items())
+                if target and _label_words(target) and _label_words(target) <= label]
+    return out
 
-    def __init__(self, descriptions: list[tuple[str, str, str]], encode: Callable[[list[str]], object]):
+
+class UseMeanings:
+    """Row descriptions and their vectors; ``encode(texts) -> unit vectors`` is the index's encoder.
+    ``phrases``: (description index, text) of further texts for a row (its label, its everyday
+    words); a row's similarity is that of its nearest text."""
+
+    def __init__(self, descriptions: list[tuple[str, str, str]], encode: Callable[[list[str]], object],
+                 phrases: Sequence[tuple[int, str]] = ()):
         self.descriptions = descriptions
         self._encode = encode
+        self._owners = list(range(len(descriptions))) + [index for index, _ in phrases]
+        self._texts = [text for _, _, text in descriptions] + [text for _, text in phrases]
         self._vectors = None
 
     def _matrix(self):
         if self._vectors is None:
             import numpy as np
 
-            vectors = np.asarray(self._encode([text for _, _, text in self.descriptions]), dtype="float32")
+            vectors = np.asarray(self._encode(self._texts), dtype="float32")
             norms = np.linalg.norm(vectors, axis=1, keepdims=True)
             self._vectors = vectors / np.maximum(norms, 1e-9)
         return self._vectors
@@ -78,7 +96,9 @@ class UseMeanings:
         vectors = self._matrix()
         query = np.asarray(self._encode([question]), dtype="float32")[0]
         query = query / max(float(np.linalg.norm(query)), 1e-9)
-        sims = vectors @ query
+        every = vectors @ query
+        sims = np.full(len(self.descriptions), -1.0, dtype="float32")
+        np.maximum.at(sims, np.asarray(self._owners), every)
         order = sorted(range(len(self.descriptions)), key=lambda i: (-float(sims[i]), i))
         out: list[Meaning] = []
         for i in order:

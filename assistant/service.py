@@ -457,7 +457,11 @@ class Assistant:
             matches = [m for m in matches if m.row == chosen.row] + [m for m in matches if m.row != chosen.row]
         if matches:
             own = next((m.similarity for m in ranked if m.row == matches[0].row), 0.0)
-            if top.similarity - own < MEANING_SWITCH or top.similarity < MEANING_FLOOR:
+            # Every word of the row's label said, by the question or by its everyday word's label
+            # ("restaurant" -> Restaurant, cafe, coffee shop): the row is named, and meaning only
+            # measures; a row the words half fit ("workout studio": Broadcasting studio) gives way.
+            named = matches[0].covered >= 1.0
+            if named or top.similarity - own < MEANING_SWITCH or top.similarity < MEANING_FLOOR:
                 return matches, {"meaning_agrees": float(top.row == matches[0].row
                                                          or _same_family_sized(top.row, matches, phrase)),
                                  "meaning_similarity": own,
@@ -494,10 +498,11 @@ class Assistant:
             encoder = self._comparable_encoder()
             if encoder is None:
                 return None
-            from .meaning import UseMeanings, row_descriptions
+            from .meaning import UseMeanings, row_descriptions, row_phrases
 
-            self._meanings = UseMeanings(row_descriptions(self.tables, self.definitions, self.vocabulary.synonyms),
-                                         lambda texts: encoder.encode(list(texts), batch_size=32))
+            described = row_descriptions(self.tables, self.definitions, self.vocabulary.synonyms)
+            self._meanings = UseMeanings(described, lambda texts: encoder.encode(list(texts), batch_size=32),
+                                         row_phrases(described, self.tables, self.vocabulary.synonyms))
         return self._meanings
 
     def resolve_uses(self, phrase: str, limit: int = 12, floor: float = FINDER_FLOOR) -> list[tuple[str, str]]:
