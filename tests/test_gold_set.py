@@ -1,8 +1,11 @@
 """Structural checks of the gold evaluation set (eval/dev.jsonl, the dev set).
 
-Hermetic and fast: standard library + pytest only. The key check ties every answerable item to
-the corpus: ``source.text`` must occur verbatim in line ``source.line`` (1-based, lines split on
-"\\n" exactly as ``sed -n 'Np'`` counts them) of ``source.file``.
+Fast: standard library, pytest and the pure matching helpers of ``eval``; one test parses the
+corpus tables (``ingest``, under a second). The key check ties every answerable item to the corpus:
+``source.text`` must occur verbatim in line ``source.line`` (1-based, lines split on "\\n" exactly
+as ``sed -n 'Np'`` counts them) of ``source.file``. Items from q321 on carry the fields of the test
+set too: ``expected_value`` (table answers), ``expected_cells`` (``district_list``) and ``group``
+(three wordings of one question that share every answer field); those are tied to the parsed cells.
 """
 
 from __future__ import annotations
@@ -14,22 +17,29 @@ from pathlib import Path
 
 import pytest
 
+from eval import cells as eval_cells
+from eval.match import code_from_facts, normalize_code
+
 ROOT = Path(__file__).resolve().parents[1]
 GOLD = ROOT / "eval" / "dev.jsonl"
 MANIFEST = ROOT / "corpus" / "cotati" / "manifest.json"
 
 CATEGORY_MINIMUMS = {
-    "permit_table": 40,
-    "amended_cell": 8,
-    "standards": 35,
-    "procedure": 20,
-    "definition": 10,
-    "section_lookup": 10,
-    "district": 8,
-    "rezoning": 3,
-    "out_of_scope": 25,
+    "permit_table": 190,
+    "amended_cell": 30,
+    "district_list": 12,
+    "standards": 95,
+    "procedure": 45,
+    "definition": 28,
+    "section_lookup": 20,
+    "district": 19,
+    "rezoning": 6,
+    "out_of_scope": 50,
 }
-MIN_ITEMS = 160
+MIN_ITEMS = 500
+MIN_GROUPS = 15
+# Items from this id on must carry expected_value / expected_cells like the test set.
+NEW_FIELDS_FROM = 321
 REQUIRED = {
     "id": str,
     "question": str,
@@ -43,7 +53,16 @@ REQUIRED = {
     "source": (dict, type(None)),
     "abstain": bool,
 }
-OPTIONAL = {"contradicting_facts": list}
+OPTIONAL = {
+    "contradicting_facts": list,
+    "group": (str, type(None)),
+    "expected_value": str,
+    "expected_cells": dict,
+}
+# What the three wordings of a paraphrase group share (everything but id and question).
+ANSWER_FIELDS = ("category", "expected_answer", "expected_facts", "contradicting_facts", "expected_sections",
+                 "expected_document", "table", "row", "column", "expected_value", "expected_cells", "source", "abstain")
+PERMIT_TABLE_CATEGORIES = ("permit_table", "amended_cell", "district_list")
 ALLOWED_KEYS = set(REQUIRED) | set(OPTIONAL) | {"expected_document"}
 DISTRICTS = {
     "Table 2-2": {"OSC", "OSR", "RR", "RVL", "NL", "NM", "NU"},
@@ -128,6 +147,8 @@ def test_fields_and_types(item):
             assert isinstance(item[key], typ), (key, type(item[key]))
     assert item["question"].strip() and item["expected_answer"].strip()
     assert item["category"] in CATEGORY_MINIMUMS
+    if item.get("group") is not None:
+        assert re.fullmatch(r"D\d{2}", item["group"]), item["group"]
     for key in ("expected_facts", "expected_sections", "contradicting_facts"):
         for value in item.get(key, []):
             assert isinstance(value, str) and value.strip(), (key, value)
@@ -155,7 +176,7 @@ def test_abstain_consistency(item):
 def test_sections_documents_and_tables(item):
     for sec in item["expected_sections"]:
         assert SECTION_ID.match(sec), sec
-    if item["category"] in ("permit_table", "amended_cell"):
+    if item["category"] in PERMIT_TABLE_CATEGORIES:
         assert item["table"] in DISTRICTS, item["table"]
         if item["column"] is not None:
             assert item["column"] in DISTRICTS[item["table"]], item["column"]
@@ -197,3 +218,100 @@ def test_question_does_not_copy_the_source_line(item):
     line = " ".join(re.findall(r"[a-z0-9]+", _lines(item["source"]["file"])[item["source"]["line"] - 1].lower()))
     for i in range(len(words) - 5):
         assert " ".join(words[i : i + 6]) not in line, " ".join(words[i : i + 6])
+
+
+def _number(item) -> int:
+    return int(item["id"][1:])
+
+
+def test_paraphrase_groups_share_every_answer_field():
+    groups: dict[str, list[dict]] = {}
+    for item in ITEMS:
+        if item.get("group") is not None:
+            groups.setdefault(item["group"], []).append(item)
+    assert len(groups) >= MIN_GROUPS, len(groups)
+    for name, members in groups.items():
+        assert len(members) == 3, (name, len(members))
+        first = members[0]
+        for other in members[1:]:
+            assert {k: other.get(k) for k in ANSWER_FIELDS} == {k: first.get(k) for k in ANSWER_FIELDS}, name
+        assert len({re.sub(r"\s+", " ", m["question"].strip().lower()) for m in members}) == 3, name
+
+
+NEW_ITEMS = [i for i in ITEMS if _number(i) >= NEW_FIELDS_FROM]
+
+
+@pytest.mark.parametrize("item", NEW_ITEMS, ids=_ids(NEW_ITEMS))
+def test_new_items_carry_the_test_set_fields(item):
+    """From q321 on, a permit cell carries its printed value and a "which districts" item its whole row."""
+    cat = item["category"]
+    if cat in ("permit_table", "amended_cell") and item["column"] is not None:
+        assert "expected_value" in item, "a permit cell item needs expected_value"
+    if cat == "district_list":
+        assert item.get("expected_cells"), "a district_list item needs expected_cells"
+    else:
+        assert "expected_cells" not in item, "expected_cells is only for district_list items"
+    if "expected_value" in item:
+        assert item["table"] and item["row"], "expected_value belongs to a table cell"
+
+
+VALUE_ITEMS = [i for i in ITEMS if "expected_value" in i]
+
+
+@pytest.mark.parametrize("item", VALUE_ITEMS, ids=_ids(VALUE_ITEMS))
+def test_expected_value_agrees_with_facts_and_source_line(item):
+    value = item["expected_value"]
+    assert value.strip()
+    if item["table"] in DISTRICTS and "17.22.020" in item["expected_sections"]:  # a permit cell: a code
+        code = normalize_code(value)
+        assert code is not None, value
+        assert code_from_facts(item["expected_facts"]) == code, (item["expected_facts"], value)
+        if code == "S":
+            assert len(item["expected_facts"]) >= 2, "an S cell also names its specific-use section"
+        # the code is printed on the quoted line (glued tokens such as "UP(2)-" or "P)" allowed)
+        text = item["source"]["text"]
+        pattern = r"[-\u2013\u2014]" if code == "-" else rf"(?<![A-Z]){code}(?![A-Z])"
+        assert re.search(pattern, text), (code, text)
+
+
+DISTRICT_LISTS = [i for i in ITEMS if i["category"] == "district_list"]
+
+
+@pytest.mark.parametrize("item", DISTRICT_LISTS, ids=_ids(DISTRICT_LISTS))
+def test_district_lists_name_every_district_that_allows_the_use(item):
+    cells = item["expected_cells"]
+    assert item["row"] and item["column"] is None
+    assert cells and set(cells) <= DISTRICTS[item["table"]], set(cells) - DISTRICTS[item["table"]]
+    if item["table"] != "Table 2-2 Cannabis":  # the cannabis rows print only the commercial districts
+        assert set(cells) == DISTRICTS[item["table"]], DISTRICTS[item["table"]] - set(cells)
+    assert all(normalize_code(v) is not None for v in cells.values()), cells
+    allowed = sorted(column for column, value in cells.items() if normalize_code(value) != "-")
+    assert allowed, "a district list names at least one district"
+    assert sorted(item["expected_facts"]) == allowed
+
+
+@pytest.fixture(scope="module")
+def effective_cells():
+    from ingest import load_corpus
+    from ingest.tables import build_tables
+
+    return [entry.to_json() for entry in build_tables(load_corpus().sections).effective]
+
+
+CELL_ITEMS = [i for i in ITEMS if not i["abstain"] and ("expected_value" in i or "expected_cells" in i)]
+
+
+@pytest.mark.parametrize("item", CELL_ITEMS, ids=_ids(CELL_ITEMS))
+def test_gold_cells_are_parsed_cells_with_the_gold_value(item, effective_cells):
+    """The cell the scorer looks for exists in ``python -m ingest tables`` output, read as the gold
+    value and taken from the document in force, so a right answer is possible."""
+    wanted = item.get("expected_cells") or {item["column"]: item["expected_value"]}
+    for column, value in wanted.items():
+        found = [cell for cell in effective_cells if eval_cells.cell_matches(
+            cell, table=item["table"], row=item["row"], column=column, sections=item["expected_sections"])]
+        assert found, f"{item['table']} / {item['row']} / {column}: no such parsed cell"
+        agree = [cell for cell in found if eval_cells._value_agrees(cell, value)]
+        assert agree, f"{item['table']} / {item['row']} / {column}: parsed {[c['value'] for c in found]}, gold {value!r}"
+        assert any(cell["document"] == item["expected_document"] for cell in agree), (
+            f"{item['table']} / {item['row']} / {column}: value from {[c['document'] for c in agree]}, "
+            f"in force is {item['expected_document']}")
