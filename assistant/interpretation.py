@@ -48,7 +48,12 @@ def read_as_line(interpretation: dict) -> str:
     uses = interpretation.get("uses") or []
     if uses:
         tables = list(dict.fromkeys(u["table"] for u in uses))
-        if len(uses) > 3 and len(tables) == 1:
+        shared = _shared_start([u["row"] for u in uses])
+        if len(uses) > 3 and len(tables) == 1 and shared:
+            # Sizes of one use ("Mixed Light Cultivation - Small", "- Large", ...) shown together.
+            sizes = ", ".join(u["row"][len(shared):].strip(" -,") for u in uses)
+            parts.append(f"{shared.strip(' -,')} ({sizes}) (Table {tables[0]})")
+        elif len(uses) > 3 and len(tables) == 1:
             parts.append(f"every row of Table {tables[0]}")
         else:
             parts.append(" / ".join(f"{u['row']} (Table {u['table']})" for u in uses[:3]))
@@ -62,3 +67,12 @@ def read_as_line(interpretation: dict) -> str:
         elif topics:
             parts.insert(0, "a question about " + ", ".join(t.replace("_", " ") for t in topics[:3]))
     return "Read as: " + " ".join(parts) if parts else ""
+
+
+def _shared_start(rows: list[str]) -> str:
+    """The words every row label starts with ("Mixed Light Cultivation - "), "" when none."""
+    import os
+
+    start = os.path.commonprefix(rows)
+    start = start[: start.rfind(" ") + 1] if " " in start and not all(r == start for r in rows) else start
+    return start if len(start.strip(" -,")) >= 4 else ""

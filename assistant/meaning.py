@@ -9,6 +9,7 @@ Word matching finds rows whose label the question says; this finds the row a que
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -54,16 +55,34 @@ def row_descriptions(tables, definitions, synonyms: dict[str, str]) -> list[tupl
     return out
 
 
-def row_phrases(descriptions: list[tuple[str, str, str]], tables, synonyms: dict[str, str]) -> list[tuple[int, str]]:
-    """(description index, text) of the short names of each row: its label, and each everyday word
-    that points to it. A short question ("restaurant") is nearest to a name, not to a long
-    description; a row is as near as the nearest of its texts."""
+EXAMPLES = re.compile(r"\binclude:?\s*(?P<items>(?:\d{1,2}\.\s*[^;]+;?\s*)+)", re.I)
+EXAMPLE_ITEM = re.compile(r"\d{1,2}\.\s*([^;]+)")
+
+
+def definition_examples(definition: str) -> list[str]:
+    """The examples a definition lists ("Examples of these uses include: 1. Check cashing stores;
+    2. Fortune tellers; ..." -> ["Check cashing stores", "Fortune tellers", ...])."""
+    found = EXAMPLES.search(definition)
+    if not found:
+        return []
+    return [item.strip().rstrip(".") for item in EXAMPLE_ITEM.findall(found.group("items")) if item.strip()]
+
+
+def row_phrases(descriptions: list[tuple[str, str, str]], definitions, synonyms: dict[str, str]) -> list[tuple[int, str]]:
+    """(description index, text) of the short names of each row: its label, each everyday word
+    that points to it, and each example its definition lists (17.90.020: a check cashing store is
+    a restricted personal service). A short question ("restaurant") is nearest to a name, not to a
+    long description; a row is as near as the nearest of its texts."""
+    defined = {}
+    for definition in definitions:
+        defined.setdefault(_label_words(definition.term), definition.text)
     out = []
     for index, (table, row, _) in enumerate(descriptions):
         label = _label_words(row)
         out.append((index, row))
         out += [(index, phrase) for phrase, target in sorted(synonyms.items())
                 if target and _label_words(target) and _label_words(target) <= label]
+        out += [(index, example) for example in definition_examples(defined.get(label, ""))]
     return out
 
 

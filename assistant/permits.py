@@ -114,7 +114,8 @@ class PermitTables:
             if needed and not set(needed) & set(words_of(f"{phrase} {synonyms}")):
                 continue
             for row in self.rows.get(table, []):
-                label = set(words_of(row)) - STOP
+                # The numbers of a size range are matched by by_quantity, not as words.
+                label = {w for w in words_of(row) if not w.isdigit()} - STOP
                 if len(label) > 2:
                     label -= GENERIC
                 if not label:
@@ -146,10 +147,21 @@ class PermitTables:
 # A quantity a question states and a row label bounds: a count of dwellings or of the people cared
 # for ("12 unit", "for 5 people": a care facility's clients are people), or a floor area ("3,000
 # sq ft"; the tables print "sq. ft." and "sf", which the cannabis table's notes define as square feet).
-COUNTED = r"units?|clients?|homes?|apartments?|dwellings?|people|persons?|residents?|kids|children|adults|seniors|beds?"
+COUNTED = (r"units?|clients?|homes?|apartments?|dwellings?|people|ppl|persons?|residents?|kids|children|adults|seniors|"
+           r"folks|beds?")
 AREA = r"sq\.?\s*f(?:ee)?t\.?|square\s+f(?:ee|oo)t|sf"
-NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k)?"
-QUANTITY_IN_QUESTION = re.compile(rf"\b{NUMBER}[ -]?(?:(?P<count>{COUNTED})|(?P<area>{AREA}))(?![a-z])")
+# Counts in words, as residents write them ("four units", "a dozen older folks"): general English.
+NUMBER_WORDS = {word: value for value, word in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())} | {"dozen": 12, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100}
+# Words that state a quantity: a row's range accounts for them, not its label.
+QUANTITY_WORDS = frozenset({*NUMBER_WORDS, *(_fold(w) for w in "unit units client clients people ppl person persons resident "
+                                                             "residents kids children adults seniors folks bed beds".split())})
+NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|" + "|".join(NUMBER_WORDS) + r")\s*(k)?"
+# "12 unit", "five apartments", "a dozen older folks" (one describing word may stand between).
+# A size of each home ("3 bedroom home", "2 story house") counts no homes.
+QUANTITY_IN_QUESTION = re.compile(rf"\b{NUMBER}[ -]?(?:(?!bed|bath|stor|car\b|level|room)[a-z]+ )?"
+                                  rf"(?:(?P<count>{COUNTED})|(?P<area>{AREA}))(?![a-z])")
 SPAN_PATTERNS = (  # (pattern, low, high) with the matched number(s) as a, b
     (re.compile(r"(\d+) or more|(\d+)\+|more than (\d+)"), lambda a, b: (a, float("inf"))),
     (re.compile(r"(\d+)(?: \w+)? or (?:fewer|less)|up to (\d+)|less than (\d+)"), lambda a, b: (0, a)),
@@ -195,7 +207,8 @@ def asked_quantity(phrase: str) -> tuple[str, float] | None:
     found = QUANTITY_IN_QUESTION.search(phrase.lower())
     if not found:
         return None
-    value = float(found.group(1).replace(",", "")) * (1000 if found.group(2) else 1)
+    number = found.group(1).replace(",", "")
+    value = float(NUMBER_WORDS.get(number, 0) if number in NUMBER_WORDS else number) * (1000 if found.group(2) else 1)
     return ("count" if found.group("count") else "area"), value
 
 

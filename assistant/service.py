@@ -14,7 +14,7 @@ from dataclasses import replace
 from . import answer_type, compose, definitions, dialogue
 from . import confidence as confidence_mod
 from .passages import document_frequencies
-from .permits import GENERIC, STOP, PermitTables, RowMatch, by_quantity, family, quantity_decides, words_of
+from .permits import GENERIC, QUANTITY_WORDS, STOP, PermitTables, RowMatch, by_quantity, family, quantity_decides, words_of
 from .standards import StandardsTables, authority_entries
 from .types import Answer, Citation, Query, SearchUnavailable
 from .interpretation import interpretation_of, read_as_line
@@ -345,7 +345,7 @@ class Assistant:
             return None
         phrase = query.normalized
         for word in (*query.district_words, *district_names_in(query.normalized, self.vocabulary)):
-            phrase = phrase.replace(word.lower(), " ")
+            phrase = re.sub(rf"(?<![a-z0-9]){re.escape(word.lower())}(?![a-z0-9])", " ", phrase)  # not "ig" in "light"
         districts = list(query.districts)
         tables = sorted({t for d in districts for t in self.tables.tables_for(d)}) or None
         matches = self.tables.match(phrase, tables, synonyms=" ".join(query.land_uses))
@@ -367,6 +367,7 @@ class Assistant:
         # doubted by rows the words name as well, not by whatever a short phrase is vaguely near.
         rivals = _rivals(best, matches, near if meant.get("by_meaning") else (), phrase)
         signals = {
+            "row_explained": self._explained(phrase, best.row),
             "row_own": best.own, "row_complete": float(best.complete), "row_covered": best.covered,
             "by_everyday_word": float(bool(query.land_uses)),
             "row_margin": min(1.0, best.score - (runner.score if runner else 0.0)), "districts_named": float(bool(districts)),
@@ -460,7 +461,12 @@ class Assistant:
             # Every word of the row's label said, by the question or by its everyday word's label
             # ("restaurant" -> Restaurant, cafe, coffee shop): the row is named, and meaning only
             # measures; a row the words half fit ("workout studio": Broadcasting studio) gives way.
-            named = matches[0].covered >= 1.0
+            # So is a family the question names in full ("mixed light cannabis cultivation"): its sizes
+            # are its rivals, not a row of another meaning.
+            said = set(words_of(phrase)) - STOP
+            family_words = set(words_of(family(matches[0].row))) - STOP
+            named = ((matches[0].covered >= 1.0 and self._explained(phrase, matches[0].row) >= 0.5)
+                     or (len(family_words) >= 2 and family_words <= said))
             if named or top.similarity - own < MEANING_SWITCH or top.similarity < MEANING_FLOOR:
                 return matches, {"meaning_agrees": float(top.row == matches[0].row
                                                          or _same_family_sized(top.row, matches, phrase)),
@@ -479,6 +485,18 @@ class Assistant:
             margin = _margin(candidates[0].score, ranked, chosen, phrase)
         return same_label, {"meaning_agrees": 1.0, "meaning_similarity": top.similarity, "meaning_margin": round(margin, 4),
                             "by_meaning": 1.0}, _near_in_meaning(ranked, same_label[0], same_label[0].score, phrase)
+
+    def _explained(self, phrase: str, row: str) -> float:
+        """Share of the words naming the use that the row accounts for: its label's words, the
+        everyday words that point to it. "turning our house into a bed & breakfast": "house" names
+        Single-family dwelling, but most of what was said is about something else."""
+        words = {w for w in words_of(use_phrase(phrase)) if w not in STOP and w not in GENERIC and w not in QUANTITY_WORDS}
+        if not words:
+            return 1.0
+        label = set(words_of(row))
+        names = label | {w for everyday, target in self.vocabulary.synonyms.items()
+                         if target and set(words_of(target)) - STOP <= label for w in words_of(everyday)}
+        return round(len(words & names) / len(words), 4)
 
     def _comparable_encoder(self):
         """The index's encoder, when its similarities mean what the calibration was fitted on: a
@@ -502,7 +520,7 @@ class Assistant:
 
             described = row_descriptions(self.tables, self.definitions, self.vocabulary.synonyms)
             self._meanings = UseMeanings(described, lambda texts: encoder.encode(list(texts), batch_size=32),
-                                         row_phrases(described, self.tables, self.vocabulary.synonyms))
+                                         row_phrases(described, self.definitions, self.vocabulary.synonyms))
         return self._meanings
 
     def resolve_uses(self, phrase: str, limit: int = 12, floor: float = FINDER_FLOOR) -> list[tuple[str, str]]:
