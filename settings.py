@@ -161,12 +161,18 @@ def default_index_dir() -> Path:
     return value("index_dir") or _var_dir() / "index"
 
 
+OUR_LOGGERS = ("webapp", "assistant", "index", "ingest")
+
+
 def configure_logging(level: str | None = None) -> None:
-    """stdlib logging on stderr with the one format; the level from ``COTATI_LOG_LEVEL`` unless given."""
+    """stdlib logging on stderr with the one format: this code's loggers at ``COTATI_LOG_LEVEL`` (unless
+    ``level`` is given), other libraries' at WARNING (or DEBUG, when that is asked for)."""
     name = str(level or value("log_level")).upper()
     if not isinstance(logging.getLevelName(name), int):
         raise SettingError(f"COTATI_LOG_LEVEL={name!r} is not a log level (DEBUG, INFO, WARNING, ERROR)")
-    logging.basicConfig(format=LOG_FORMAT, level=name, force=True)
+    logging.basicConfig(format=LOG_FORMAT, level="DEBUG" if name == "DEBUG" else "WARNING", force=True)
+    for logger in OUR_LOGGERS:
+        logging.getLogger(logger).setLevel(name)
 
 
 def table() -> str:
