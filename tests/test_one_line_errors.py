@@ -145,3 +145,13 @@ def test_a_file_with_no_sections_is_an_error_naming_it(tmp_path):
     done = _run(["-m", "ingest", "--json", str(path)])
     _one_line(done, 1, str(path), "no sections found")
     assert done.stdout == ""
+
+
+@pytest.mark.parametrize("variable, value, words", [
+    ("COTATI_PORT", "eighty", ("COTATI_PORT='eighty'", "whole number")),
+    ("COTATI_QUESTION_LOG", "maybe", ("COTATI_QUESTION_LOG='maybe'",)),
+    ("COTATI_LOG_LEVEL", "loud", ("COTATI_LOG_LEVEL='LOUD'", "not a log level")),
+])
+def test_a_setting_that_does_not_parse(variable, value, words, tmp_path):
+    done = _run(["app.py"], COTATI_INDEX_DIR=str(tmp_path / "index"), **{variable: value})
+    _one_line(done, 1, *words)

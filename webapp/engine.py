@@ -59,10 +59,10 @@ class IndexStatus:
             return (f"Search index unavailable: {self.message}. Permit-table, standards and section-number "
                     f"questions still work; {RETRY}.")
         if self.state == "warming":
-            return "Loading the search model… Permit-table and section-number questions already work."
+            return "Loading the search model… Permit-table, standards and section-number questions already work."
         if self.state == "building":
             step = f" — {self.stage} {self.done:,}/{self.total:,}" if self.total else (f" — {self.stage}" if self.stage else "")
-            return f"Building the search index (first run only){step}… Permit-table and section-number questions already work."
+            return f"Building the search index (first run only){step}… Permit-table, standards and section-number questions already work."
         return "Search index not opened yet."
 
 
