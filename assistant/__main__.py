@@ -31,7 +31,14 @@ def main(argv: list[str] | None = None) -> int:
     calibrate = commands.add_parser("calibrate", help="fit the confidence model and threshold on the dev set")
     calibrate.add_argument("--max-wrong-rate", type=float, default=None, metavar="R",
                            help="wrong answers allowed, as a share of the dev questions (default 0.03)")
+    log = commands.add_parser("log", help="what residents asked the web app (its question log), grouped by wording")
+    log.add_argument("--unanswered", action="store_true",
+                     help="only questions declined or answered with low confidence (under COTATI_LOW_CONFIDENCE)")
+    log.add_argument("--since", metavar="DATE", help="only questions asked on or after DATE (YYYY-MM-DD, UTC)")
+    log.add_argument("--json", action="store_true", help="one JSON object per group of similar questions")
     args = parser.parse_args(argv)
+    if args.command == "log":
+        return _log(parser, args)
     if args.command == "ask" and (args.question is None) == (args.batch is None):
         parser.error("give a QUESTION or --batch FILE (not both)")
     if not _corpus_ok():
@@ -94,6 +101,38 @@ def _corpus_ok() -> bool:
         print(f"error: {error}", file=sys.stderr)
         return False
     return True
+
+
+def _log(parser, args) -> int:
+    """The question log, grouped by similar wording, largest group first."""
+    import settings
+    from ingest.asof import check_date
+
+    from .questionlog import QuestionLog, group
+
+    try:
+        since = check_date(args.since, "--since") if args.since else ""
+        config = settings.load()
+    except (ValueError, settings.SettingError) as error:
+        parser.error(str(error))
+    if not config.log_path.is_file():
+        print(f"error: {config.log_path}: no question log yet (the web app writes it; COTATI_QUESTION_LOG_PATH "
+              "names another file)", file=sys.stderr)
+        return 1
+    with QuestionLog(config.log_path, config.log_retention_days) as questions:
+        entries = questions.unanswered(since, config.low_confidence) if args.unanswered else questions.entries(since)
+    groups = group(entries)
+    for found in groups:
+        if args.json:
+            print(json.dumps(found, ensure_ascii=False))
+            continue
+        print(f"{found['count']:>4}x  {found['question']}  ({found['declined']} declined; {', '.join(found['routes'])}; "
+              f"{found['first'][:10]} to {found['last'][:10]})")
+        for variant in found["variants"][1:]:
+            print(f"         also: {variant}")
+    if not args.json:
+        print(f"{len(entries)} questions in {len(groups)} groups", file=sys.stderr)
+    return 0
 
 
 def _calibrate(args) -> int:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 MAX_CHARS = 2000
 DATA = Path(__file__).resolve().parent / "data"
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # tab, LF and CR are whitespace
 
 
 class InvalidQuestion(ValueError):
@@ -28,7 +28,7 @@ def check_question(question: object) -> str:
         raise InvalidQuestion("Please type a question about the Cotati municipal code.")
     if len(text) > MAX_CHARS:
         raise InvalidQuestion(f"The question is {len(text):,} characters long; the limit is {MAX_CHARS:,}.")
-    if not re.search(r"[A-Za-z0-9]", text):
+    if not re.search(r"[^\W_]", text):  # no letter or digit of any script
         raise InvalidQuestion("The question has no words or numbers in it; please type a question in English.")
     if _foreign(text):
         raise InvalidQuestion("This assistant answers questions in English about the Cotati municipal code.")

@@ -21,7 +21,7 @@ from .corpus import CorpusLike, as_corpus, corpus_hash, source_fingerprint
 from .fusion import RRF_K, rrf
 from .query import MAX_QUERY_CHARS, Ref, clean_query, refs_in
 from .tokenize import tokenize
-from .types import MODES, Chunk, Hit, IndexStoreError, Progress, QueryError
+from .types import MODES, Chunk, Hit, IndexBuildError, IndexStoreError, Progress, QueryError
 
 RECENT_VECTORS = 32  # query vectors kept: enough for the searches of one answer, on any thread
 
@@ -233,7 +233,11 @@ def open_index(
             from .corpus import default_corpus
 
             given = default_corpus()
-        store.build_index(path, given, dense.get_encoder(spec), settings=settings, fingerprint=fingerprint, progress=progress)
+        try:
+            store.build_index(path, given, dense.get_encoder(spec), settings=settings, fingerprint=fingerprint,
+                              progress=progress)
+        except IndexBuildError as e:  # say why it was being rebuilt, too: "damaged: ...; rebuilding it failed: ..."
+            raise IndexBuildError(f"{path}: {reason}; rebuilding it failed: {str(e).removeprefix(f'{path}: ')}") from None
         check = store.check_index(path, settings, fingerprint=fingerprint, expected_corpus_hash=corpus_hash(given))
         if not check.ok:
             raise IndexStoreError(path, f"just built but {check.reason}")

@@ -18,6 +18,7 @@ stale or damaged index is reported with a reason (and rebuilt by ``open_index``)
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -45,18 +46,15 @@ CHUNKS = "chunks.jsonl"
 TOKENS = "bm25_tokens.json"
 FAISS = "dense.faiss"
 DATA_FILES = (CHUNKS, TOKENS, FAISS)
+WRITE_ERRORS = (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EDQUOT)
 
 
 def default_index_dir() -> Path:
     """``$COTATI_INDEX_DIR``, else ``var/index`` in the repository (a source checkout), else a
     per-user cache folder (an installed package has no repository)."""
-    env = os.environ.get(INDEX_ENV)
-    if env:
-        return Path(env).expanduser()
-    repo = Path(__file__).resolve().parent.parent
-    if (repo / "pyproject.toml").is_file():
-        return repo / "var" / "index"
-    return Path.home() / ".cache" / "cotati" / "index"
+    import settings
+
+    return settings.default_index_dir()
 
 
 def resolve_index_dir(index_dir: str | os.PathLike[str] | None = None) -> Path:
@@ -67,7 +65,9 @@ def check_index_dir(index_dir: str | os.PathLike[str] | None = None) -> Path:
     """The index folder, or ``IndexStoreError`` (one line: the path and what to do) when it cannot be
     one: a file stands there, or the folder above it is a file. Cheap: touches nothing."""
     path = resolve_index_dir(index_dir)
-    where = "--index-dir" if index_dir else INDEX_ENV if os.environ.get(INDEX_ENV) else "the default index folder"
+    import settings
+
+    where = "--index-dir" if index_dir else INDEX_ENV if settings.source("index_dir") else "the default index folder"
     if path.exists() and not path.is_dir():
         raise IndexStoreError(path, f"is a file, not a folder; point {where} at a folder (it is created if missing)")
     parent = next((p for p in path.parents if p.exists()), None)
@@ -260,8 +260,20 @@ def build_index(
     settings = settings or index_settings(encoder.model_id)
     if settings["model"] != encoder.model_id:
         raise IndexBuildError(f"{path}: settings name model {settings['model']} but the encoder is {encoder.model_id}")
-    max_pieces = settings["chunker"]["max_pieces"]
     _refuse_foreign(path)
+    try:
+        return _build(path, corpus, encoder, settings, fingerprint, progress, batch_size, t0)
+    except OSError as e:  # a read-only folder, a full disk: one line naming the file, not a traceback
+        if e.errno not in WRITE_ERRORS:
+            raise
+        where = e.filename or path
+        raise IndexBuildError(f"{path}: cannot write the index ({e.strerror or e}: {where}); build it where the "
+                              "folder can be written, or point --index-dir / COTATI_INDEX_DIR at a writable folder") from None
+
+
+def _build(path: Path, corpus: CorpusInput, encoder: dense.Encoder, settings: dict[str, Any], fingerprint: str,
+           progress: Progress | None, batch_size: int, t0: float) -> dict[str, Any]:
+    max_pieces = settings["chunker"]["max_pieces"]
     with build_lock(path):
         _clean_leftovers(path)
         tmp = path.parent / f".{path.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
@@ -336,8 +348,9 @@ def _refuse_foreign(path: Path) -> None:
         raise IndexBuildError(f"{path}: exists and is not a directory; choose another --index-dir or COTATI_INDEX_DIR")
     if path.is_dir():
         names = {p.name for p in path.iterdir()}
-        if names and MANIFEST not in names and not names <= set(DATA_FILES):
-            raise IndexBuildError(f"{path}: not empty and not an index directory (no {MANIFEST}); refusing to replace it")
+        if names and MANIFEST not in names and not set(DATA_FILES) <= names:  # ours: a manifest, or every data file
+            raise IndexBuildError(f"{path}: not empty and not an index directory (no {MANIFEST}); refusing to replace it; "
+                                  "choose an empty or new folder")
 
 
 def _swap_into_place(tmp: Path, path: Path) -> None:

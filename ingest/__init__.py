@@ -67,7 +67,12 @@ def ingest_documents(documents: Sequence[DocumentInfo], limits: PdfLimits = PdfL
     sections: list[Section] = []
     for document, lines in sorted(cleaned, key=lambda item: (item[0].date, item[0].id)):
         document = _with_kind(document, lines)
-        sections.extend(split_sections(document, lines, titles))
+        found = split_sections(document, lines, titles)
+        if all(section.id.endswith(":PREAMBLE") for section in found):  # no section heading anywhere
+            errors.append(IngestError(document.path, "no sections found (no code section number such as 17.44.050 "
+                                                     "and no ordinance SECTION heading); not a code document?"))
+            continue
+        sections.extend(found)
     return IngestResult(sections=tuple(sections), errors=tuple(errors))
 
 

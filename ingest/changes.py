@@ -244,6 +244,8 @@ def add_document(path: str | Path, date: str, title: str, corpus_dir: str | Path
         raise ValueError("--title: empty")
     if kind not in KINDS:
         raise ValueError(f"--kind {kind!r}: one of {', '.join(KINDS)}")
+    if source.is_dir():
+        raise ValueError(f"{source}: is a folder, not a document; name the .txt or .pdf file")
     if not source.is_file():
         raise ValueError(f"{source}: no such file")
     if source.suffix.lower() not in SUFFIXES:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
@@ -16,7 +15,9 @@ KINDS = ("ordinance", "codified chapter")
 
 def default_corpus_dir() -> Path:
     """The bundled Cotati corpus, unless ``COTATI_CORPUS_DIR`` points elsewhere."""
-    override = os.environ.get("COTATI_CORPUS_DIR")
+    import settings
+
+    override = settings.value("corpus_dir")
     if override:
         return Path(override)
     return Path(__file__).resolve().parent.parent / "corpus" / "cotati"

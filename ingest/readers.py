@@ -29,8 +29,10 @@ class PdfLimits:
 def read_document(path: str | Path, limits: PdfLimits = PdfLimits()) -> tuple[Page, ...]:
     """Pages of a .txt or .pdf file, or IngestError naming the file and the reason."""
     path = Path(path)
+    if path.is_dir():
+        raise IngestError(str(path), "is a folder, not a document; name the .txt or .pdf files in it")
     if not path.is_file():
-        raise IngestError(str(path), "no such file")
+        raise IngestError(str(path), "no such file" if not path.exists() else "not a regular file")
     head = _head(path)
     suffix = path.suffix.lower()
     if suffix == ".pdf" or head.startswith(PDF_MAGIC):

@@ -9,21 +9,17 @@ check word for word, do not depend on the encoder.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import socket
-import subprocess
-import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+
+from app_process import app_process, free_port, http_get
 
 REPO = Path(__file__).resolve().parent.parent
 ARTIFACTS = REPO / "artifacts"
@@ -48,55 +44,20 @@ KNOWN = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _get(url: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(url, timeout=10) as response:
-            return response.status, response.read().decode("utf-8", "replace")
-    except urllib.error.HTTPError as error:
-        return error.code, ""
+    status, body, _ = http_get(url)
+    return status, body
 
 
 @pytest.fixture(scope="module")
 def server():
     """`python app.py` on a free port; yields its URL once the page and the index are ready."""
-    port = _free_port()
-    index_dir = tempfile.mkdtemp(prefix="cotati-app-index-")
     # GRADIO_SERVER_PORT, not COTATI_PORT: what hosting platforms set is honoured when no flag or COTATI_* is given.
-    env = {**{k: v for k, v in os.environ.items() if k not in ("COTATI_PORT", "COTATI_HOST")},
-           "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port), "COTATI_EMBED_MODEL": "hash:64",
-           "COTATI_INDEX_DIR": index_dir, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1",
-           "COTATI_PLANNING_CONTACT": CONTACT}
-    log = tempfile.NamedTemporaryFile("w+", prefix="cotati-app-", suffix=".log", delete=False)
-    child = subprocess.Popen([sys.executable, "app.py"], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            text = Path(log.name).read_text(encoding="utf-8", errors="replace")
-            if child.poll() is not None:
-                pytest.fail(f"app.py exited with {child.returncode}:\n{text}")
-            if "search index: ready" in text and _get(url)[0] == 200:
-                break
-            if time.monotonic() > deadline:
-                pytest.fail(f"app.py not ready after {START_TIMEOUT} s:\n{text}")
-            time.sleep(0.3)
-        yield url
-    finally:
-        child.terminate()
-        try:
-            child.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
-        log.close()
-        os.unlink(log.name)
-        shutil.rmtree(index_dir, ignore_errors=True)
+    port = free_port()
+    with app_process({"GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port),
+                      "COTATI_PLANNING_CONTACT": CONTACT}, timeout=START_TIMEOUT) as app:
+        assert app.url == f"http://127.0.0.1:{port}/"
+        yield app.url
 
 
 @pytest.fixture(scope="module")

@@ -54,8 +54,9 @@ def test_lines_end_at_lf_and_crlf_only(env, tmp_path):
     done = _ask(["--json", "--batch", str(path)], env)
     assert done.returncode == 0, done.stderr
     answers = _answers(done)
-    assert [a["question"] for a in answers] == ["17.44.065", "Can I open a bar\rin the CG district?", "17.30.030"]
-    assert answers[0]["route"] == "section" and answers[2]["route"] == "section"
+    # A bare CR inside a line is whitespace in the question: one question, answered as typed.
+    assert [a["question"] for a in answers] == ["17.44.065", "Can I open a bar in the CG district?", "17.30.030"]
+    assert [a["route"] for a in answers] == ["section", "permit", "section"]
 
 
 def test_a_question_given_with_its_crlf_is_answered(env):

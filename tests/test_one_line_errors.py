@@ -74,3 +74,84 @@ def test_busy_port(tmp_path):
 def test_unknown_host(tmp_path):
     done = _run(["app.py", "--host", "no-such-host.invalid"], COTATI_INDEX_DIR=str(tmp_path / "index"))
     _one_line(done, 1, "no-such-host.invalid", "--host")
+
+
+# -- issue 14, the rest: each case through its real entry point ---------------------------------
+def _read_only(args: list[str], folder: Path, **env: str) -> subprocess.CompletedProcess:
+    """``args`` with ``folder`` mounted read-only (a private mount namespace; root cannot write it either)."""
+    if shutil.which("unshare") is None:
+        pytest.skip("needs unshare(1)")
+    probe = subprocess.run(["unshare", "--mount", "true"], capture_output=True)
+    if probe.returncode:
+        pytest.skip("cannot make a private mount namespace here")
+    script = f'mount --bind "{folder}" "{folder}" && mount -o remount,ro,bind "{folder}" && exec "$0" "$@"'
+    return _run(["-c", "import os, sys; os.execvp('unshare', ['unshare', '--mount', 'sh', '-c', sys.argv[1], *sys.argv[2:]])",
+                 script, sys.executable, *args], **env)
+
+
+@pytest.fixture(scope="module")
+def built_index(tmp_path_factory):
+    """A small index (hashing encoder) of the bundled corpus, built once."""
+    folder = tmp_path_factory.mktemp("ro")
+    done = _run(["-m", "index", "build", "--quiet"], COTATI_INDEX_DIR=str(folder / "index"))
+    assert done.returncode == 0, done.stderr
+    return folder
+
+
+@pytest.mark.parametrize("args", [
+    ["-m", "assistant", "ask", "Are home occupations allowed in residences?"], ["-m", "index", "search", "fence"],
+    ["-m", "index", "build", "--quiet"],
+])
+def test_damaged_index_in_a_read_only_folder(args, built_index, tmp_path):
+    folder = tmp_path / "ro"
+    shutil.copytree(built_index, folder)
+    with open(folder / "index" / "chunks.jsonl", "a", encoding="utf-8") as damage:
+        damage.write("garbage\n")
+    done = _read_only(args, folder, COTATI_INDEX_DIR=str(folder / "index"))
+    _one_line(done, 1, str(folder / "index"), "cannot write the index", "Read-only file system", "COTATI_INDEX_DIR")
+    if args[1] != "index" or args[2] != "build":
+        assert "damaged" in done.stderr
+
+
+def test_index_build_never_replaces_a_folder_it_did_not_make(tmp_path):
+    folder = tmp_path / "index"
+    folder.mkdir()
+    (folder / "chunks.jsonl").write_text("mine\n")
+    done = _run(["-m", "index", "build", "--quiet"], COTATI_INDEX_DIR=str(folder))
+    _one_line(done, 1, str(folder), "not an index directory", "refusing to replace it")
+    assert [p.name for p in folder.iterdir()] == ["chunks.jsonl"] and (folder / "chunks.jsonl").read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("question, answer", [
+    ("هل يمكنني فتح مطعم في المنطقة التجارية؟", "This assistant answers questions in English about the Cotati municipal code."),
+    ("Можно ли открыть бар?", "This assistant answers questions in English about the Cotati municipal code."),
+    ("?!?", "The question has no words or numbers in it; please type a question in English."),
+])
+def test_a_question_not_in_english_is_told_so(question, answer, tmp_path):
+    done = _run(["-m", "assistant", "ask", question], COTATI_INDEX_DIR=str(tmp_path / "index"))
+    assert "Traceback" not in done.stderr and done.returncode == 1, done.stderr
+    assert done.stdout.splitlines()[0] == answer
+
+
+def test_a_folder_given_to_ingest_is_named(tmp_path):
+    (tmp_path / "docs").mkdir()
+    done = _run(["-m", "ingest", str(tmp_path / "docs")])
+    _one_line(done, 1, str(tmp_path / "docs"), "is a folder, not a document")
+
+
+def test_a_file_with_no_sections_is_an_error_naming_it(tmp_path):
+    path = tmp_path / "minutes.txt"
+    path.write_text("Minutes of the meeting.\nThe council discussed parking and adjourned at nine.\n", encoding="utf-8")
+    done = _run(["-m", "ingest", "--json", str(path)])
+    _one_line(done, 1, str(path), "no sections found")
+    assert done.stdout == ""
+
+
+@pytest.mark.parametrize("variable, value, words", [
+    ("COTATI_PORT", "eighty", ("COTATI_PORT='eighty'", "whole number")),
+    ("COTATI_QUESTION_LOG", "maybe", ("COTATI_QUESTION_LOG='maybe'",)),
+    ("COTATI_LOG_LEVEL", "loud", ("COTATI_LOG_LEVEL='LOUD'", "not a log level")),
+])
+def test_a_setting_that_does_not_parse(variable, value, words, tmp_path):
+    done = _run(["app.py"], COTATI_INDEX_DIR=str(tmp_path / "index"), **{variable: value})
+    _one_line(done, 1, *words)

@@ -6,5 +6,6 @@ One concern per module, nothing heavy at import time:
   land-use rows, the search index built in the background with its progress).
 - ``views``: pure rendering of answers, sections, permit rows and citation strings (Markdown/HTML).
 - ``ui``: the ``gr.Blocks`` layout and its events (imports gradio).
-- ``server``: settings from the environment and the command line, ``main()``.
+- ``server``: the command line over ``settings``, the question log, logging, ``main()``.
+- ``guard``: the surface as middleware: allowed Host names, no uploads, no framing.
 """

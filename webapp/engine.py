@@ -1,18 +1,20 @@
 """An adapter over the assistant for the web app: answers, lookups, land-use rows, index status.
 
 Uses only public objects of ``assistant.service`` (``Assistant``, ``Corpus``, ``PermitTables``).
-The search index is opened (built on first run) in a background thread by ``start_index()``;
-questions that need it wait a little for it, then get a clear "not ready" answer, while permit
-and section answers, which need no index, work at once.
+The search index is opened (built on first run) in a background thread by ``start_index()``.
+Until it is ready every question is first answered without waiting for it: permit, standards and
+section answers, which need no index, come at once (and are not cached, as the index may add to
+them); a question that needs it then waits a little, and gets a clear "not ready" answer, or, when
+the build failed, says so and how to retry. ``question_log`` (an ``assistant.questionlog.QuestionLog``,
+set by ``webapp.server``) records each answered question.
 """
 
 from __future__ import annotations
 
+import logging
 import re
-import sys
 import threading
 import time
-import traceback
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +33,8 @@ ORDINANCE_PART = re.compile(r"^\s*(\d{3}):(PREAMBLE|SECTION-\d+)\s*$", re.I)
 TABLE_ID = re.compile(r"^\s*(?:tables?\s*)?(\d{1,2}-\d{1,2})\s*$", re.I)
 
 
+log = logging.getLogger("webapp")
+RETRY = "to retry, fix that and restart the app, or run `python -m index build`"
 LOOKUP_HINT = "Type a chapter (17.44), a section (17.44.065), a subsection (17.36.040(E)) or a table (Table 2-4)."
 
 
@@ -52,13 +56,13 @@ class IndexStatus:
         if self.state == "ready":
             return f"Search index ready ({self.chunks:,} passages; opened in {self.seconds:.1f} s)."
         if self.state == "failed":
-            return (f"Search index unavailable: {self.message}. Permit-table and section-number questions "
-                    "still work.")
+            return (f"Search index unavailable: {self.message}. Permit-table, standards and section-number "
+                    f"questions still work; {RETRY}.")
         if self.state == "warming":
-            return "Loading the search model… Permit-table and section-number questions already work."
+            return "Loading the search model… Permit-table, standards and section-number questions already work."
         if self.state == "building":
             step = f" — {self.stage} {self.done:,}/{self.total:,}" if self.total else (f" — {self.stage}" if self.stage else "")
-            return f"Building the search index (first run only){step}… Permit-table and section-number questions already work."
+            return f"Building the search index (first run only){step}… Permit-table, standards and section-number questions already work."
         return "Search index not opened yet."
 
 
@@ -104,6 +108,7 @@ class Engine:
     status: IndexStatus = field(default_factory=IndexStatus)
     standards: object = None  # assistant.standards.StandardsTables: height, parking, fences ... answers
     calibration: object = None  # assistant.confidence.Calibration; None: the one fitted on dev, as the CLI uses
+    question_log: object = None  # assistant.questionlog.QuestionLog; None: questions are not recorded
 
     def __post_init__(self):
         from assistant import confidence
@@ -114,6 +119,7 @@ class Engine:
         self._ready = threading.Event()
         self._finished = threading.Event()
         self._searcher_obj = None
+        self._waiting = threading.local()  # .off: this thread's question must not wait for the index
         self._lock = threading.Lock()
         self._answers: OrderedDict[str, object] = OrderedDict()
         self._thread: threading.Thread | None = None
@@ -160,7 +166,7 @@ class Engine:
         except (IndexStoreError, IndexBuildError, EncoderError, OSError) as error:
             self._failed(str(error))
         except Exception as error:  # noqa: BLE001 - a background thread: report, or the status says "building" forever
-            traceback.print_exc(file=sys.stderr)
+            log.exception("search index: unexpected error")
             self._failed(f"{type(error).__name__}: {error}")
         else:
             self._searcher_obj = searcher
@@ -183,23 +189,30 @@ class Engine:
 
     def _progress(self, stage: str, done: int, total: int) -> None:
         self.status.stage, self.status.done, self.status.total = stage, done, total
-        if self.echo is None:
-            print(f"\rbuilding index: {stage} {done}/{total}", end="" if done < total else "\n",
-                  file=sys.stderr, flush=True)
+        if self.echo is None and (done == total or done % 256 == 0 or done == 0):
+            log.info("building index: %s %d/%d", stage, done, total)
 
     def _say(self, line: str) -> None:
-        (self.echo or (lambda text: print(text, file=sys.stderr, flush=True)))(line)
+        (self.echo or log.info)(line)
 
     def _searcher(self):
         if self._thread is None:
             self.start_index()
-        self._finished.wait(self.wait_seconds)
+        if not getattr(self._waiting, "off", False):
+            self._finished.wait(self.wait_seconds)
         if self._ready.is_set():
             return self._searcher_obj
         raise IndexUnavailable(self.status.text())
 
     # -- answers -------------------------------------------------------------------------------
     def ask(self, question: object, history: list | None = None):
+        """The assistant's Answer (recorded in the question log when there is one); see ``_ask``."""
+        answer = self._ask(question, history)
+        if self.question_log is not None:
+            self.question_log.record(answer)
+        return answer
+
+    def _ask(self, question: object, history: list | None = None):
         """The assistant's Answer; the same question gives the same Answer (cached).
 
         ``history``: earlier (question, answer) turns, passed on when the assistant takes them
@@ -221,17 +234,38 @@ class Engine:
             if key in self._answers:
                 self._answers.move_to_end(key)
                 return self._answers[key]
+        ready = self._ready.is_set()
+
+        def answer_it():
+            return self.assistant.ask(question, history=list(history[-4:])) if takes_history else self.assistant.ask(question)
+
         try:
-            answer = self.assistant.ask(question, history=list(history[-4:])) if takes_history else self.assistant.ask(question)
-        except (IndexUnavailable, IndexStoreError, EncoderError) as error:
-            return Answer(question=str(question), abstained=True, route="unavailable",
-                          answer=f"This question needs the search index, which is not available yet. {error} "
-                                 "Please try again in a minute.")
+            self._waiting.off = not ready  # first without waiting: table and section answers need no index
+            try:
+                answer = answer_it()
+            finally:
+                self._waiting.off = False
+        except (IndexUnavailable, IndexStoreError, EncoderError):
+            try:  # this question needs the index: wait a little for it, unless its build failed
+                if self.status.state == "failed":
+                    raise IndexUnavailable(self.status.text()) from None
+                answer = answer_it()
+            except (IndexUnavailable, IndexStoreError, EncoderError):
+                return Answer(question=str(question), abstained=True, route="unavailable", answer=self._unavailable())
+        if not ready:
+            return answer  # made while the index was not ready: not cached, the index may add to it
         with self._lock:
             self._answers[key] = answer
             while len(self._answers) > ANSWER_CACHE:
                 self._answers.popitem(last=False)
         return answer
+
+    def _unavailable(self) -> str:
+        if self.status.state == "failed":
+            return (f"This question needs the search index, which could not be built: {self.status.message}. "
+                    f"Permit-table, standards and section-number questions still work; {RETRY}.")
+        return (f"This question needs the search index, which is not ready yet. {self.status.text()} "
+                "Please ask again in a minute.")
 
     def _takes_history(self) -> bool:
         import inspect

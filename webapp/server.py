@@ -9,64 +9,67 @@ from __future__ import annotations
 
 import argparse
 import errno
+import logging
 import os
 import sys
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 7860
-DEFAULT_CONCURRENCY = 4
-DEFAULT_QUEUE_SIZE = 64
-
-
-def _env_int(name: str, default: int) -> int:
-    value = os.environ.get(name, "").strip()
-    if not value:
-        return default
-    try:
-        return int(value)
-    except ValueError:
-        raise SystemExit(f"error: {name}={value!r} is not a whole number") from None
-
-
-def _first_env(*names: str) -> str:
-    """The first of ``names`` set to a non-empty value, as its name ("" when none is)."""
-    return next((name for name in names if os.environ.get(name, "").strip()), "")
+log = logging.getLogger("webapp")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Flags win over COTATI_* variables, which win over GRADIO_SERVER_NAME / GRADIO_SERVER_PORT
-    (what gradio users and hosting platforms set), which win over the defaults."""
+    (what gradio users and hosting platforms set), which win over the defaults (``settings``).
+    ``args.settings`` is the resolved ``settings.Settings``."""
+    import settings
+
+    d = {s.name: s.default for s in settings.SETTINGS}
     parser = argparse.ArgumentParser(prog="python app.py", description="The Cotati land-use code assistant (web app).")
-    host_env = _first_env("COTATI_HOST", "GRADIO_SERVER_NAME")
-    port_env = _first_env("COTATI_PORT", "GRADIO_SERVER_PORT")
-    parser.add_argument("--host", default=os.environ[host_env].strip() if host_env else DEFAULT_HOST,
-                        help=f"address to bind (env COTATI_HOST, else GRADIO_SERVER_NAME; default {DEFAULT_HOST}, "
-                             "this machine only)")
-    parser.add_argument("--port", type=int, default=_env_int(port_env, DEFAULT_PORT) if port_env else DEFAULT_PORT,
-                        help=f"port (env COTATI_PORT, else GRADIO_SERVER_PORT; default {DEFAULT_PORT})")
-    parser.add_argument("--planning-contact", default=os.environ.get("COTATI_PLANNING_CONTACT", "").strip(),
+    parser.add_argument("--host", help=f"address to bind (env COTATI_HOST, else GRADIO_SERVER_NAME; default {d['host']}, "
+                                       "this machine only)")
+    parser.add_argument("--port", type=int, help=f"port (env COTATI_PORT, else GRADIO_SERVER_PORT; default {d['port']})")
+    parser.add_argument("--allowed-hosts", type=lambda text: tuple(n.strip() for n in text.split(",") if n.strip()),
+                        metavar="NAMES", help="comma-separated names the app answers to in the Host header; others get "
+                                              "400 (env COTATI_ALLOWED_HOSTS; '*' allows any; default: the bound "
+                                              "address, localhost and 127.0.0.1)")
+    parser.add_argument("--planning-contact",
                         help="the Planning Department contact line shown with answers the code does not give "
                              "(env COTATI_PLANNING_CONTACT; none by default)")
-    parser.add_argument("--concurrency", type=int, default=_env_int("COTATI_CONCURRENCY", DEFAULT_CONCURRENCY),
-                        help=f"requests answered at once (env COTATI_CONCURRENCY; default {DEFAULT_CONCURRENCY})")
-    parser.add_argument("--queue-size", type=int, default=_env_int("COTATI_QUEUE_SIZE", DEFAULT_QUEUE_SIZE),
+    parser.add_argument("--concurrency", type=int,
+                        help=f"requests answered at once (env COTATI_CONCURRENCY; default {d['concurrency']})")
+    parser.add_argument("--queue-size", type=int,
                         help="requests waiting at most; more are refused at once with 'Queue is full' "
-                             f"(env COTATI_QUEUE_SIZE; default {DEFAULT_QUEUE_SIZE})")
+                             f"(env COTATI_QUEUE_SIZE; default {d['queue_size']})")
     parser.add_argument("--allow-degraded", action="store_true",
                         help="start even when a corpus document is missing, unreadable or changed (the page then "
                              "shows a banner naming it); without it the app refuses to start")
     args = parser.parse_args(argv)
+    try:
+        resolved = settings.load({name: getattr(args, name, None) for name in d})
+    except settings.SettingError as error:
+        raise SystemExit(f"error: {error}") from None
+    args = argparse.Namespace(**{**vars(args), **{name: getattr(resolved, name) for name in d}}, settings=resolved)
+    args.planning_contact = args.planning_contact.strip()
     if not 1 <= args.port <= 65535:
         parser.error(f"--port must be 1-65535, got {args.port}")
     if args.concurrency < 1 or args.queue_size < 1:
         parser.error("--concurrency and --queue-size must be at least 1")
+    bad = [name for name in args.allowed_hosts if "*" in name[1:] or name.startswith("*") and name not in ("*",) and
+           not name.startswith("*.")]
+    if bad:
+        parser.error(f"allowed host {bad[0]!r}: a '*' may only stand alone or begin a name ('*.example.org')")
     return args
 
 
-def launch(demo, host: str, port: int, concurrency: int, queue_size: int, block: bool = True, banner: str = ""):
-    """Queue with a concurrency limit and a bounded size, then serve: no share link, no extra files."""
+def launch(demo, host: str, port: int, concurrency: int, queue_size: int, block: bool = True, banner: str = "",
+           allowed_hosts: tuple[str, ...] = ()):
+    """Queue with a concurrency limit and a bounded size, then serve: no share link, no files taken or
+    served beyond the app's, a Host header among ``allowed_hosts`` (default: ``host``, localhost and
+    127.0.0.1), headers that forbid framing (``webapp.guard``)."""
     import gradio as gr
 
+    from settings import default_hosts as _default_hosts
+
+    from .guard import middleware
     from .ui import CSS, JS
 
     demo.queue(default_concurrency_limit=concurrency, max_size=queue_size, api_open=False)
@@ -79,7 +82,8 @@ def launch(demo, host: str, port: int, concurrency: int, queue_size: int, block:
     return demo.launch(server_name=host, server_port=port, share=False, ssr_mode=False, pwa=False, mcp_server=False,
                        enable_monitoring=False, show_error=False, allowed_paths=[], max_file_size="1kb",
                        footer_links=["api"], theme=theme, css=CSS, js=JS, head=_banner_head(banner),
-                       prevent_thread_lock=not block, quiet=False)
+                       prevent_thread_lock=not block, quiet=False,
+                       app_kwargs={"middleware": middleware(allowed_hosts or _default_hosts(host))})
 
 
 def _banner_head(banner: str) -> str:
@@ -124,7 +128,14 @@ def corpus_problems(allow_degraded: bool) -> tuple[int | None, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import settings
+
     args = parse_args(argv)
+    try:
+        settings.configure_logging(args.settings.log_level)
+    except settings.SettingError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     # Offline: no telemetry or version check from gradio, no hub look-ups from the model loader.
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -140,18 +151,41 @@ def main(argv: list[str] | None = None) -> int:
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 1
-    print("loading the corpus and tables…", file=sys.stderr, flush=True)
+    log.info("loading the corpus and tables…")
     engine = Engine.load()
+    engine.question_log = _question_log(args.settings)
     demo = build_demo(engine, contact=args.planning_contact)  # imports gradio; the model's imports start after, not alongside
     engine.start_index()
-    print(f"serving on http://{args.host}:{args.port} (Ctrl+C stops)", file=sys.stderr, flush=True)
+    log.info("serving on http://%s:%s (Ctrl+C stops); answering to Host %s", args.host, args.port,
+             ", ".join(args.settings.hosts))
     try:
-        launch(demo, args.host, args.port, args.concurrency, args.queue_size, banner=banner)
+        launch(demo, args.host, args.port, args.concurrency, args.queue_size, banner=banner,
+               allowed_hosts=args.settings.hosts)
     except OSError as error:  # the port was taken between the check and the start
         print(f"error: cannot serve on {args.host}:{args.port} ({error}); stop the other server or choose --port",
               file=sys.stderr)
         return 1
     return 0
+
+
+def _question_log(config):
+    """The question log the app writes (``COTATI_QUESTION_LOG=0``: none); a log that cannot be opened
+    is a warning, not a reason to stop serving."""
+    if not config.question_log:
+        log.info("question log: off (COTATI_QUESTION_LOG=0)")
+        return None
+    import sqlite3
+
+    from assistant.questionlog import QuestionLog
+
+    try:
+        opened = QuestionLog(config.log_path, config.log_retention_days)
+    except (OSError, sqlite3.Error) as error:
+        log.warning("question log: cannot open %s (%s); questions are not recorded", config.log_path, error)
+        return None
+    log.info("question log: %s (kept %d days; `python -m assistant log --unanswered`)", opened.path,
+             config.log_retention_days)
+    return opened
 
 
 def _setup_problem(host: str, port: int) -> str:

