@@ -22,7 +22,7 @@ from eval.match import normalize_code
 ROOT = Path(__file__).resolve().parents[1]
 TEST_SET = ROOT / "eval" / "test.jsonl"
 MANIFEST = ROOT / "corpus" / "cotati" / "manifest.json"
-FROZEN_SHA256 = "4a8c31106783c3fa59680643cb2d56bcb48f0985015d9ddc954e67cbcce0db1a"
+FROZEN_SHA256 = "441bddf777485ae76f7f88e2ac10f02a04327107d3489609ea3f09286dbdbfcd"
 
 CATEGORIES = {"permit_table", "amended_cell", "district_list", "standards", "procedure", "definition",
               "section_lookup", "district", "rezoning", "out_of_scope"}
