@@ -122,7 +122,8 @@ def _districts(question: str, normalized: str, vocabulary: Vocabulary) -> tuple[
     found: list[tuple[int, str, str]] = []  # (position, symbol, words)
     for district in vocabulary.districts:
         symbol_match = re.search(r"(?<![A-Za-z])" + district.symbol + r"(?![A-Za-z])", question)
-        lower_symbol = re.search(r"\b" + district.symbol.lower() + r"\b(?= zone| district| zoning)", normalized)
+        # "rr zone", and a printed variant of a district ("rr-1.0" in 17.24.020's table)
+        lower_symbol = re.search(r"\b" + district.symbol.lower() + r"\b(?= zone| district| zoning|-\d)", normalized)
         if symbol_match:
             found.append((symbol_match.start(), district.symbol, district.symbol))
             continue

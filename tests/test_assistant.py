@@ -407,3 +407,9 @@ def test_which_section_covers_a_subject_is_found_by_the_section_title(assistant)
     assert answer.citations[0].section == "17.30.030"
     assert answer.first_line.startswith("§ 17.30.030 Fences, walls, and screening")
     assert answer.signals["title_share"] == 1.0
+
+
+def test_a_printed_district_variant_names_its_district_and_row(assistant):
+    answer = assistant.ask("min lot size rr-1.0?")
+    assert answer.route == "standards"
+    assert (answer.lookups[0]["row"], answer.lookups[0]["value"]) == ("RR-1.0", "1 acre")
