@@ -169,6 +169,9 @@ class Assistant:
                 term = [w for w in words_of(definition.term) if w not in STOP]
                 quoted = definition.term.lower() in " ".join(re.findall(r"['‘“\"]([^'’”\"]+)['’”\"]", query.text.lower()))
                 return replace(found, signals={"term_words": float(len(term)), "term_quoted": float(quoted)})
+        if asks == "who" and "who_decides" not in query.topics:
+            # "who makes the call on ...": a question that asks who is asking who decides (Table 6-1).
+            query = replace(query, topics=(*query.topics, "who_decides"))
         if set(query.topics) & STANDARDS_TOPICS:
             lookup = self.standards.lookup(query)
             values = " ".join(str(e.cell.value or "") for e in (lookup.entries if lookup else ())
