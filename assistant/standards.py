@@ -118,12 +118,13 @@ class StandardsTables:
             return
         wanted = wanted - set(table.get("ignore_words", ()))
         # Words only the everyday word's label brought ("house" -> single family dwelling) count as
-        # the one word the question said, not three.
+        # the one word the question said, not three; a row with part of that label gets that part.
         borrowed = set(words_of(query.land_use)) - set(words_of(query.normalized))
         for category, row in rows:
             label = set(words_of(row)) - STOP
             heading = set(words_of(category)) - STOP
-            score = 2 * (len(label & wanted - borrowed) + min(1, len(label & borrowed))) + len(heading & wanted)
+            lent = len(label & borrowed) / len(borrowed) if borrowed else 0.0  # how much of that one word's label
+            score = 2 * (len(label & wanted - borrowed) + lent) + len(heading & wanted)
             if not label & wanted or not _supported(label, heading, wanted, self.idf):
                 continue
             score -= 0.01 * len(label - wanted)  # prefer the row with fewer unexplained words
