@@ -18,6 +18,7 @@ from .permits import GENERIC, QUANTITY_WORDS, STOP, PermitTables, RowMatch, by_q
 from .standards import StandardsTables, authority_entries
 from .types import Answer, Citation, Query, SearchUnavailable
 from .interpretation import interpretation_of, read_as_line
+from .meaning import definition_examples
 from .understand import district_names_in, known_words_of, understand
 from .validate import InvalidQuestion, check_question
 from .vocab import DATA, load_vocabulary
@@ -436,7 +437,10 @@ class Assistant:
         meanings = self._use_meanings()
         if meanings is None:  # no model yet: the meaning signals are unknown, not zero
             return matches, {}, ()
-        ranked = meanings.rank(use_phrase(phrase), tables, n=len(meanings.descriptions))
+        named = use_phrase(phrase)
+        if not named:  # "where is the Northern Gateway": no word names a use
+            return matches, {"meaning_agrees": 0.0, "meaning_similarity": 0.0, "meaning_margin": 0.0, "by_meaning": 0.0}, ()
+        ranked = meanings.rank(named, tables, n=len(meanings.descriptions))
         if not ranked:
             return matches, {"meaning_agrees": 0.0, "meaning_similarity": 0.0, "meaning_margin": 0.0, "by_meaning": 0.0}, ()
         top = ranked[0]
@@ -499,6 +503,8 @@ class Assistant:
         label = set(words_of(row))
         names = label | {w for everyday, target in self.vocabulary.synonyms.items()
                          if target and set(words_of(target)) - STOP <= label for w in words_of(everyday)}
+        names |= {w for definition in self.definitions if set(words_of(definition.term)) - STOP == label - STOP
+                  for example in definition_examples(definition.text) for w in words_of(example)}
         return round(len(words & names) / len(words), 4)
 
     def _comparable_encoder(self):
@@ -534,7 +540,7 @@ class Assistant:
         found = [(m.table, m.row) for m in self.tables.match(query.normalized, synonyms=" ".join(query.land_uses))]
         meanings = self._use_meanings()
         if meanings is not None:
-            found += [(m.table, m.row) for m in meanings.rank(use_phrase(query.normalized), n=limit)
+            found += [(m.table, m.row) for m in meanings.rank(use_phrase(query.normalized) or query.normalized, n=limit)
                       if m.similarity >= floor]
         return list(dict.fromkeys(found))[:limit]
 
@@ -649,7 +655,7 @@ def use_phrase(phrase: str) -> str:
     words ("can I", "need a permit", "ok?") say nothing about which use is meant."""
     words = [w for w in re.findall(r"[a-z0-9][a-z0-9'-]*", phrase.lower())
              if w not in STOP and w not in ASKING_WORDS and not w.isdigit()]
-    return " ".join(words) or phrase
+    return " ".join(words)
 
 
 def _readable(lookups) -> float:
