@@ -112,7 +112,21 @@ def _table_line(sentence: str) -> bool:
         return True
     tokens = sentence.split()
     codes = sum(1 for token in tokens if CODE_TOKEN.match(token))
-    return codes >= 4 and codes / len(tokens) >= 0.4
+    if codes >= 4 and codes / len(tokens) >= 0.4:
+        return True
+    return _heading_run(tokens)
+
+
+def _heading_run(tokens: list[str]) -> bool:
+    """Column headings, a table's title or a row of role cells flattened into a line ("Location of
+    Fence, Wall, or Hedge Maximum Height(2)", "... Recommend Recommend Decision Appeal"): mostly
+    capitalised words with no closing period, or the same cell word twice in a row, twice."""
+    if len(tokens) < 6:
+        return False
+    capitalised = sum(1 for token in tokens if token[:1].isupper() or token[:1].isdigit() or token in ("-", "–", "—"))
+    words = [token for token in tokens if token[:1].isalpha()]
+    repeated = sum(1 for a, b in zip(words, words[1:]) if a == b)
+    return (capitalised / len(tokens) >= 0.7 and not tokens[-1].endswith(".")) or repeated >= 2
 
 
 def _score(sentence: str, wanted: set[str], idf: Mapping[str, float] | None) -> float:

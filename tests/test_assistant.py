@@ -284,6 +284,11 @@ def test_flattened_table_lines_are_never_quoted_as_passages():
 
     text = "Mobilehome, boat, or RV sales - - - MUP - -\nCE CG CD CI IG PF Specific Use"
     assert scored_quote(text, "pot shop in CE") == (0.0, "")
+    # Column headings and a row of role cells, flattened by PDF extraction
+    headings = "Location of Fence, Wall, or Hedge Maximum Height(2)\nZoning Map Amendment Recommend Recommend Decision Appeal Appeal"
+    assert scored_quote(headings, "how tall can a fence be? who decides a zoning map amendment?") == (0.0, "")
+    prose = "Fences of up to eight feet in height are allowed by-right."
+    assert scored_quote(prose, "how tall can a fence be")[1] == prose
 
 
 def test_use_permit_answer_says_who_decides_from_table_6_1(assistant):
