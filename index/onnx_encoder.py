@@ -1,0 +1,268 @@
+"""The query encoder without torch: the index's model exported to ONNX by ``index build`` and run
+at answer time with onnxruntime and the model's own ``tokenizer.json`` (``tokenizers``).
+
+It computes what sentence-transformers computes for all-MiniLM-L6-v2: word pieces truncated to
+the model's ``max_seq_length`` (256, not the 128 the tokenizer file itself says), the
+transformer, mean pooling over the attention mask, L2 normalisation. The export is checked
+against the sentence-transformers model on probe texts before it is written; a model whose
+pipeline differs (another pooling) is not exported and queries keep the torch path.
+
+Files in the index folder (checksums in the manifest's ``query_encoder`` entry)::
+
+    query_encoder.onnx     transformer + mean pooling + normalisation, float32 (no quantization)
+    query_tokenizer.json   the model's tokenizer.json
+
+A missing or changed file, or onnxruntime missing, falls back to sentence-transformers with one
+note on stderr. ``COTATI_QUERY_ENCODER=torch`` chooses the torch path on purpose.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import threading
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from .types import Progress
+
+ONNX_FILE = "query_encoder.onnx"
+TOKENIZER_FILE = "query_tokenizer.json"
+FILES = (ONNX_FILE, TOKENIZER_FILE)
+EXPORT_VERSION = 1  # bump when the exported graph changes: older exports are then not reused
+OPSET = 17
+CHECK_COSINE = 0.99999  # an export reproducing the model less closely than this is not written
+BACKEND_ENV = "COTATI_QUERY_ENCODER"  # "onnx" (default) or "torch"
+MAX_BATCH_TOKENS = 2048  # padded tokens per onnxruntime run: bounds the attention buffers' memory
+INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+_PROBES = (
+    "",
+    "cell tower",
+    "Can I build a granny unit in my backyard in the NL district?",
+    "  Café   signage — naïve façades; 17.44.065(A)(1) Table 2-3 “UP” ",
+    "ACCESSORY DWELLING UNITS shall be permitted in the R-1 zone per Government Code §65852.2.",
+    " ".join(["setback requirements for accessory structures"] * 60),  # longer than max_seq_length
+)
+
+
+def backend() -> str:
+    """The query encoder asked for: "onnx" unless $COTATI_QUERY_ENCODER says "torch"."""
+    return "torch" if os.environ.get(BACKEND_ENV, "").strip().lower() == "torch" else "onnx"
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return ""
+
+
+# ---- build side (torch) ---------------------------------------------------------------------
+
+
+def _tokenizer_json(st_encoder, model) -> str:
+    """The model's own tokenizer.json (its folder's file; else the tokenizer the model loaded)."""
+    if getattr(st_encoder, "_kind", "") == "path":
+        f = Path(st_encoder._loc) / "tokenizer.json"
+        if f.is_file():
+            return f.read_text(encoding="utf-8")
+    return model.tokenizer.backend_tokenizer.to_str()
+
+
+def export(st_encoder, folder: Path, progress: Progress | None = None) -> dict[str, Any] | None:
+    """Export ``st_encoder``'s model (a loaded SentenceTransformerEncoder) to ``folder``; returns
+    the manifest entry, or None when the export does not reproduce the model (then nothing is
+    written and queries use the torch path)."""
+    import warnings
+
+    import torch
+
+    from .dense import mean_pooled_module
+
+    if progress:
+        progress("onnx", 0, 1)
+    model = st_encoder._loaded()
+    max_len = int(model.max_seq_length)
+    module = mean_pooled_module(model[0].auto_model).eval()
+    # two texts of different lengths: the traced graph keeps the attention mask (no all-ones shortcut)
+    tokenize = getattr(model, "preprocess", None) or model.tokenize
+    example = tokenize([_PROBES[2], _PROBES[1]])
+    if "token_type_ids" not in example:
+        return None
+    onnx_path = folder / ONNX_FILE
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with torch.inference_mode():
+            torch.onnx.export(
+                module, tuple(example[n] for n in INPUTS), str(onnx_path), dynamo=False,
+                input_names=list(INPUTS), output_names=["sentence_embedding"], opset_version=OPSET,
+                dynamic_axes={**{n: {0: "batch", 1: "sequence"} for n in INPUTS}, "sentence_embedding": {0: "batch"}},
+            )
+    (folder / TOKENIZER_FILE).write_text(_tokenizer_json(st_encoder, model), encoding="utf-8")
+    entry = {
+        "file": ONNX_FILE,
+        "tokenizer": TOKENIZER_FILE,
+        "export_version": EXPORT_VERSION,
+        "model": st_encoder.model_id,
+        "dim": int(st_encoder.dim),
+        "max_seq_length": max_len,
+        "pooling": "mean",
+        "normalize": True,
+        "exporter": f"torch.onnx TorchScript exporter, opset {OPSET}",
+        "torch": _version("torch"),
+        "onnx": _version("onnx"),
+        "sha256": {name: sha256(folder / name) for name in FILES},
+    }
+    try:
+        onnx_encoder = OnnxEncoder(folder, entry)
+        probes = list(_PROBES)
+        reference = st_encoder.encode(probes, batch_size=8)
+        batched = [float(np.dot(a, b)) for a, b in zip(onnx_encoder.encode(probes), reference)]
+        single = [float(np.dot(onnx_encoder.encode([p])[0], r)) for p, r in zip(probes, reference)]
+        cosine, why = min(batched + single), ""
+    except Exception as e:  # any failure of the check: no ONNX file, the torch path answers
+        cosine, why = -1.0, f"failed its check ({type(e).__name__}: {e})"
+    entry["check_min_cosine"] = round(cosine, 8)
+    if cosine < CHECK_COSINE:
+        for name in FILES:
+            (folder / name).unlink(missing_ok=True)
+        print(f"note: the ONNX query encoder {why or f'reproduces the model only to cosine {cosine:.6f}'}; "
+              "queries will use sentence-transformers", file=sys.stderr)
+        return None
+    if progress:
+        progress("onnx", 1, 1)
+    return entry
+
+
+def reuse(previous: Path, folder: Path, model: str) -> dict[str, Any] | None:
+    """Copy the previous index's export into ``folder`` when it is intact and was made from the
+    same model by the same exporter and library versions (a rebuild then needs no torch for it)."""
+    try:
+        manifest = json.loads((previous / "manifest.json").read_text(encoding="utf-8"))
+        entry = manifest.get("query_encoder")
+        if not isinstance(entry, dict) or entry.get("model") != model or entry.get("export_version") != EXPORT_VERSION:
+            return None
+        if entry.get("torch") != _version("torch") or entry.get("onnx") != _version("onnx"):
+            return None
+        if any(sha256(previous / name) != entry["sha256"][name] for name in FILES):
+            return None
+        for name in FILES:
+            shutil.copy2(previous / name, folder / name)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return entry
+
+
+# ---- answer side (no torch) -----------------------------------------------------------------
+
+
+class OnnxEncoder:
+    """Encoder protocol over the exported model. ``model_id`` is the model's own identity: the
+    vectors are those of the same model, so the index and the calibration apply unchanged."""
+
+    def __init__(self, folder: Path, entry: dict[str, Any]):
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self.model_id = str(entry["model"])
+        self.dim = int(entry["dim"])
+        self.max_seq_length = int(entry["max_seq_length"])
+        self.path = folder / entry["file"]
+        tok = Tokenizer.from_file(str(folder / entry["tokenizer"]))
+        self._pieces = Tokenizer.from_file(str(folder / entry["tokenizer"]))
+        self._pieces.no_padding()
+        self._pieces.no_truncation()
+        # the file says max_length 128 and fixed padding to 128: sentence-transformers truncates at
+        # max_seq_length and pads to the longest text of the batch
+        tok.enable_truncation(max_length=self.max_seq_length, strategy="longest_first")
+        pad = tok.token_to_id("[PAD]")
+        tok.enable_padding(pad_id=0 if pad is None else pad, pad_token="[PAD]")
+        self._tok = tok
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = _threads()
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._lock = threading.Lock()
+
+    def count_pieces(self, text: str) -> int | None:
+        return len(self._pieces.encode(text, add_special_tokens=False).ids)
+
+    def _run(self, texts: list[str]) -> np.ndarray:
+        encodings = self._tok.encode_batch(texts)
+        feed = {
+            "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
+            "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
+            "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
+        }
+        out = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
+        return np.asarray(out, dtype=np.float32)
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 32, progress: Progress | None = None) -> np.ndarray:
+        texts = [str(t) for t in texts]
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        if len(texts) == 1:
+            out[0] = self._run(texts)[0]
+            return out
+        # longest first, so each run pads to similar lengths; runs bounded in padded tokens
+        lengths = [len(e.ids) for e in self._tok.encode_batch(texts)]
+        order = sorted(range(len(texts)), key=lambda i: (-lengths[i], i))
+        start = 0
+        while start < len(order):
+            rows_max = max(1, min(batch_size, MAX_BATCH_TOKENS // max(1, lengths[order[start]])))
+            rows = order[start : start + rows_max]
+            out[rows] = self._run([texts[i] for i in rows])
+            start += len(rows)
+            if progress:
+                progress("embed", start, len(texts))
+        return out
+
+
+def _threads() -> int:
+    """Intra-op threads: $COTATI_QUERY_THREADS, else 1 (one query is a few dozen tokens; see
+    ``dense._use_threads`` for why one thread is the better default on a shared machine)."""
+    from .dense import QUERY_THREADS_ENV
+
+    try:
+        return max(1, int(os.environ.get(QUERY_THREADS_ENV, "") or 1))
+    except ValueError:
+        return 1
+
+
+def load(folder: Path, manifest: dict[str, Any], model: str) -> tuple[OnnxEncoder | None, str]:
+    """The ONNX encoder of the index at ``folder``, or (None, why not)."""
+    entry = manifest.get("query_encoder")
+    if not isinstance(entry, dict):
+        return None, "the index has no ONNX query encoder (built before it existed)"
+    if entry.get("model") != model:
+        return None, f"the ONNX query encoder was exported from {entry.get('model')}, not {model}"
+    try:
+        for name in FILES:
+            f = folder / entry.get("file" if name == ONNX_FILE else "tokenizer", name)
+            if not f.is_file():
+                return None, f"{f.name} is missing"
+            if sha256(f) != entry.get("sha256", {}).get(name):
+                return None, f"{f.name} does not match its checksum in the manifest"
+        return OnnxEncoder(folder, entry), ""
+    except ImportError as e:
+        return None, f"{e.name or 'onnxruntime'} is not installed"
+    except Exception as e:  # a file onnxruntime or tokenizers cannot read: the torch path answers
+        return None, f"cannot load it ({type(e).__name__}: {e})"
