@@ -23,7 +23,6 @@ import json
 import os
 import shutil
 import sys
-import threading
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Sequence
@@ -39,7 +38,6 @@ EXPORT_VERSION = 1  # bump when the exported graph changes: older exports are th
 OPSET = 17
 CHECK_COSINE = 0.99999  # an export reproducing the model less closely than this is not written
 BACKEND_ENV = "COTATI_QUERY_ENCODER"  # "onnx" (default) or "torch"
-MAX_BATCH_TOKENS = 2048  # padded tokens per onnxruntime run: bounds the attention buffers' memory
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 _PROBES = (
@@ -199,7 +197,6 @@ class OnnxEncoder:
         options.log_severity_level = 3
         self._session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
-        self._lock = threading.Lock()
 
     def count_pieces(self, text: str) -> int | None:
         return len(self._pieces.encode(text, add_special_tokens=False).ids)
@@ -215,24 +212,14 @@ class OnnxEncoder:
         return np.asarray(out, dtype=np.float32)
 
     def encode(self, texts: Sequence[str], *, batch_size: int = 32, progress: Progress | None = None) -> np.ndarray:
+        """One text per run: on one CPU thread, batching only adds padding and larger attention
+        buffers (measured: 325 row descriptions 1.8 s one by one, 2.1-3.7 s in padded batches)."""
         texts = [str(t) for t in texts]
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        if not texts:
-            return out
-        if len(texts) == 1:
-            out[0] = self._run(texts)[0]
-            return out
-        # longest first, so each run pads to similar lengths; runs bounded in padded tokens
-        lengths = [len(e.ids) for e in self._tok.encode_batch(texts)]
-        order = sorted(range(len(texts)), key=lambda i: (-lengths[i], i))
-        start = 0
-        while start < len(order):
-            rows_max = max(1, min(batch_size, MAX_BATCH_TOKENS // max(1, lengths[order[start]])))
-            rows = order[start : start + rows_max]
-            out[rows] = self._run([texts[i] for i in rows])
-            start += len(rows)
-            if progress:
-                progress("embed", start, len(texts))
+        for i, text in enumerate(texts):
+            out[i] = self._run([text])[0]
+            if progress and ((i + 1) % batch_size == 0 or i + 1 == len(texts)):
+                progress("embed", i + 1, len(texts))
         return out
 
 
