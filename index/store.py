@@ -312,6 +312,7 @@ def build_index(
             elif progress:
                 progress("embed", len(chunk_list), len(chunk_list))
 
+            _carry_caches(path, tmp)
             _write_chunks(tmp / CHUNKS, chunk_list)
             _write_json(tmp / TOKENS, tokens)
             dense.write_faiss(dense.build_faiss(vectors), tmp / FAISS)
@@ -347,6 +348,17 @@ def build_index(
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)
     return manifest
+
+
+def _carry_caches(previous: Path, tmp: Path) -> None:
+    """Keep the files other code caches beside the index (the assistant's ``sentences.npz``, keyed
+    by model and text, so it checks itself) across a rebuild: the first answer after a rebuild
+    then does not re-embed every sentence of the corpus."""
+    own = {MANIFEST, *DATA_FILES, "query_encoder.onnx", "query_tokenizer.json"}
+    with contextlib.suppress(OSError):
+        for f in previous.iterdir() if previous.is_dir() else ():
+            if f.is_file() and not f.name.startswith(".") and f.name not in own:
+                shutil.copy2(f, tmp / f.name)
 
 
 def _query_encoder(previous: Path, tmp: Path, encoder: dense.Encoder, progress: Progress | None) -> dict[str, Any] | None:
