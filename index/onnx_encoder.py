@@ -18,7 +18,6 @@ note on stderr. ``COTATI_QUERY_ENCODER=torch`` chooses the torch path on purpose
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -29,6 +28,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .store import _sha256 as sha256  # one file hash for the whole index folder
 from .types import Progress
 
 ONNX_FILE = "query_encoder.onnx"
@@ -53,14 +53,6 @@ _PROBES = (
 def backend() -> str:
     """The query encoder asked for: "onnx" unless $COTATI_QUERY_ENCODER says "torch"."""
     return "torch" if os.environ.get(BACKEND_ENV, "").strip().lower() == "torch" else "onnx"
-
-
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _version(dist: str) -> str:

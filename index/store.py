@@ -179,9 +179,10 @@ def load_files(path: Path, manifest: dict[str, Any], *, dense_index: bool = True
     except Exception as e:  # any parse failure of a stored file means the index cannot be trusted
         raise IndexStoreError(path, f"damaged: cannot read stored files ({type(e).__name__}: {e})") from e
     n = manifest.get("counts", {}).get("chunks")
-    if not (len(chunk_list) == len(tokens) == (index.ntotal if index is not None else n) == n):
+    vectors = index.ntotal if index is not None else n  # a deferred FAISS file is counted by load_faiss
+    if not (len(chunk_list) == len(tokens) == vectors == n):
         raise IndexStoreError(
-            path, f"damaged: counts disagree (manifest {n}, chunks {len(chunk_list)}, tokens {len(tokens)}, vectors {index.ntotal})"
+            path, f"damaged: counts disagree (manifest {n}, chunks {len(chunk_list)}, tokens {len(tokens)}, vectors {vectors})"
         )
     if any(a.id >= b.id for a, b in zip(chunk_list, chunk_list[1:])):
         raise IndexStoreError(path, "damaged: chunks are not sorted by id")
