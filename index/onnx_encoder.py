@@ -11,6 +11,8 @@ Files in the index folder (checksums in the manifest's ``query_encoder`` entry):
 
     query_encoder.onnx     transformer + mean pooling + normalisation, float32 (no quantization)
     query_tokenizer.json   the model's tokenizer.json
+    query_vectors.npz      a cache: vectors of the text lists embedded at answer time (the permit
+                           rows' descriptions), by text hash, for the next process
 
 A missing or changed file, or onnxruntime missing, falls back to sentence-transformers with one
 note on stderr. ``COTATI_QUERY_ENCODER=torch`` chooses the torch path on purpose.
@@ -18,10 +20,13 @@ note on stderr. ``COTATI_QUERY_ENCODER=torch`` chooses the torch path on purpose
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
 import shutil
 import sys
+import tempfile
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Sequence
@@ -34,6 +39,7 @@ from .types import Progress
 ONNX_FILE = "query_encoder.onnx"
 TOKENIZER_FILE = "query_tokenizer.json"
 FILES = (ONNX_FILE, TOKENIZER_FILE)
+CACHE_FILE = "query_vectors.npz"  # vectors of text lists embedded at answer time (``VectorCache``)
 EXPORT_VERSION = 1  # bump when the exported graph changes: older exports are then not reused
 OPSET = 17
 CHECK_COSINE = 0.99999  # an export reproducing the model less closely than this is not written
@@ -170,6 +176,7 @@ class OnnxEncoder:
         self.dim = int(entry["dim"])
         self.max_seq_length = int(entry["max_seq_length"])
         self.path = folder / entry["file"]
+        self._cache = VectorCache(folder / CACHE_FILE, f"{self.model_id}:{entry['sha256'][ONNX_FILE]}")
         tok = Tokenizer.from_file(str(folder / entry["tokenizer"]))
         self._pieces = Tokenizer.from_file(str(folder / entry["tokenizer"]))
         self._pieces.no_padding()
@@ -202,14 +209,60 @@ class OnnxEncoder:
 
     def encode(self, texts: Sequence[str], *, batch_size: int = 32, progress: Progress | None = None) -> np.ndarray:
         """One text per run: on one CPU thread, batching only adds padding and larger attention
-        buffers (measured: 325 row descriptions 1.8 s one by one, 2.1-3.7 s in padded batches)."""
+        buffers (measured: 325 row descriptions 1.8 s one by one, 2.1-3.7 s in padded batches).
+        A list of texts (the permit rows' descriptions every process embeds before its first
+        meaning match) is looked up first in ``query_vectors.npz`` beside the index, by text hash."""
         texts = [str(t) for t in texts]
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        known = self._cache.get(texts) if len(texts) > 1 else {}
         for i, text in enumerate(texts):
-            out[i] = self._run([text])[0]
+            out[i] = known[text] if text in known else self._run([text])[0]
             if progress and ((i + 1) % batch_size == 0 or i + 1 == len(texts)):
                 progress("embed", i + 1, len(texts))
+        if len(texts) > 1 and len(known) < len(set(texts)):
+            self._cache.add(texts, out)
         return out
+
+
+class VectorCache:
+    """Vectors of texts by blake2b hash, in one .npz beside the index, keyed by the model and the
+    ONNX file's checksum (another export: another key, the file is started again). Written
+    atomically; a damaged or read-only file only means the texts are embedded again."""
+
+    def __init__(self, path: Path, key: str):
+        self.path = path
+        self.key = key
+        self._vectors: dict[str, np.ndarray] | None = None
+
+    @staticmethod
+    def _hash(text: str) -> str:
+        return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+    def _load(self) -> dict[str, np.ndarray]:
+        if self._vectors is None:
+            self._vectors = {}
+            with contextlib.suppress(OSError, ValueError, KeyError):
+                with np.load(self.path, allow_pickle=False) as stored:
+                    if str(stored["key"]) == self.key:
+                        self._vectors = dict(zip((str(h) for h in stored["hashes"]), stored["vectors"]))
+        return self._vectors
+
+    def get(self, texts: list[str]) -> dict[str, np.ndarray]:
+        vectors = self._load()
+        return {t: vectors[h] for t in texts if (h := self._hash(t)) in vectors}
+
+    def add(self, texts: list[str], rows: np.ndarray) -> None:
+        vectors = self._load()
+        vectors.update((self._hash(t), row) for t, row in zip(texts, rows))
+        hashes = list(vectors)
+        with contextlib.suppress(OSError):
+            handle, temp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
+            try:
+                with os.fdopen(handle, "wb") as f:
+                    np.savez(f, key=np.array(self.key), hashes=np.array(hashes), vectors=np.stack([vectors[h] for h in hashes]))
+                os.replace(temp, self.path)
+            finally:
+                Path(temp).unlink(missing_ok=True)
 
 
 def _threads() -> int:

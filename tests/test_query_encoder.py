@@ -58,6 +58,19 @@ def test_a_missing_or_changed_file_is_not_loaded(tmp_path, damage, reason):
     assert onnx_encoder.load(tmp_path, {"query_encoder": entry}, "other")[1].startswith("the ONNX query encoder was exported from m")
 
 
+def test_vector_cache_keeps_vectors_by_text_for_its_key_only(tmp_path):
+    import numpy as np
+
+    cache = onnx_encoder.VectorCache(tmp_path / "v.npz", "model:sha")
+    assert cache.get(["a", "b"]) == {}
+    cache.add(["a", "b"], np.array([[1.0, 0.0], [0.0, 1.0]], dtype=np.float32))
+    again = onnx_encoder.VectorCache(tmp_path / "v.npz", "model:sha").get(["b", "c"])
+    assert list(again) == ["b"] and again["b"].tolist() == [0.0, 1.0]
+    assert onnx_encoder.VectorCache(tmp_path / "v.npz", "model:other").get(["a", "b"]) == {}
+    (tmp_path / "v.npz").write_bytes(b"damaged")
+    assert onnx_encoder.VectorCache(tmp_path / "v.npz", "model:sha").get(["a"]) == {}
+
+
 def test_torch_can_be_asked_for(tmp_path, monkeypatch):
     monkeypatch.setenv(onnx_encoder.BACKEND_ENV, "torch")
     model = _fake_model_dir(tmp_path)
