@@ -11,6 +11,7 @@ import contextlib
 import hashlib
 import json
 import os
+import sys
 import threading
 import time
 from importlib import metadata
@@ -292,15 +293,11 @@ _PROBES = (
 )
 
 
-def _trace_mean_pooled(model, features_of, direct):
-    """A frozen TorchScript trace of transformer + mean pooling + normalisation, returned only if
-    it reproduces the model's own output on probe texts of several lengths (cosine > 0.99999);
-    otherwise None. The probes also prove it copes with any sequence length up to the limit."""
-    import warnings
-
+def mean_pooled_module(transformer):
+    """torch module: transformer -> mean pooling over the attention mask -> L2 normalisation, what
+    sentence-transformers computes for a mean-pooled, normalised model. Traced for the torch query
+    path, exported to ONNX for the torch-free one (``onnx_encoder``)."""
     import torch
-
-    transformer = model[0].auto_model
 
     class MeanPooled(torch.nn.Module):
         def __init__(self, inner):
@@ -315,6 +312,19 @@ def _trace_mean_pooled(model, features_of, direct):
             pooled = (out * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             return torch.nn.functional.normalize(pooled, p=2, dim=1)
 
+    return MeanPooled(transformer)
+
+
+def _trace_mean_pooled(model, features_of, direct):
+    """A frozen TorchScript trace of transformer + mean pooling + normalisation, returned only if
+    it reproduces the model's own output on probe texts of several lengths (cosine > 0.99999);
+    otherwise None. The probes also prove it copes with any sequence length up to the limit."""
+    import warnings
+
+    import torch
+
+    transformer = model[0].auto_model
+
     example = features_of(model, _PROBES[1])
     if "token_type_ids" not in example:
         return None
@@ -322,7 +332,7 @@ def _trace_mean_pooled(model, features_of, direct):
         warnings.simplefilter("ignore")
         with torch.inference_mode():
             args = (example["input_ids"], example["attention_mask"], example["token_type_ids"])
-            traced = torch.jit.trace(MeanPooled(transformer).eval(), args, check_trace=False, strict=False)
+            traced = torch.jit.trace(mean_pooled_module(transformer).eval(), args, check_trace=False, strict=False)
             fast = torch.jit.optimize_for_inference(torch.jit.freeze(traced))
             for probe in _PROBES:
                 f = features_of(model, probe)
@@ -347,6 +357,70 @@ def get_encoder(model: str | None = None) -> Encoder:
         if enc is None:
             enc = HashingEncoder(int(loc)) if kind == "hash" else SentenceTransformerEncoder(spec)
             _ENCODERS[key] = enc
+        return enc
+
+
+_QUERY_ENCODERS: dict[tuple[str, str], Encoder] = {}
+
+
+class DeferredEncoder:
+    """An encoder whose identity (model id, dimension) is known now and whose model loads on the
+    first ``encode``: checking that the model is the calibrated one costs nothing."""
+
+    def __init__(self, model_id: str, dim: int, resolve):
+        self.model_id = model_id
+        self.dim = dim
+        self._resolve = resolve
+        self._target: Encoder | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def target(self) -> Encoder:
+        with self._lock:
+            if self._target is None:
+                self._target = self._resolve()
+            return self._target
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 32, progress: Progress | None = None) -> np.ndarray:
+        return self.target.encode(texts, batch_size=batch_size, progress=progress)
+
+    def count_pieces(self, text: str) -> int | None:
+        return self.target.count_pieces(text)
+
+    def __getattr__(self, name: str):  # load_seconds, max_seq_length ... of the encoder behind
+        if name.startswith("__") or name in ("_target", "_resolve", "_lock"):
+            raise AttributeError(name)
+        return getattr(self.target, name)
+
+
+def query_encoder(model: str | None, index_dir: Path, manifest: dict) -> Encoder:
+    """The encoder queries of the index at ``index_dir`` use, once per process and loaded on first
+    use: the ONNX export the build wrote beside the index (``onnx_encoder``: no torch), else the
+    model itself (``get_encoder``), saying why once on stderr. ``$COTATI_QUERY_ENCODER=torch``
+    asks for the model itself."""
+    spec = model_setting(model)
+    kind, _ = resolve_model(spec)
+    if kind == "hash":
+        return get_encoder(spec)
+    from . import onnx_encoder
+
+    if onnx_encoder.backend() == "torch":
+        return get_encoder(spec)
+    folder = Path(index_dir)
+    key = (str(folder.resolve()), json.dumps(manifest.get("query_encoder"), sort_keys=True))
+
+    def resolve() -> Encoder:
+        enc, why = onnx_encoder.load(folder, manifest, manifest["settings"]["model"])
+        if enc is not None:
+            return enc
+        print(f"note: {folder / onnx_encoder.ONNX_FILE}: {why}; queries use sentence-transformers "
+              "(slower start; `python -m index build` writes it)", file=sys.stderr)
+        return get_encoder(spec)
+
+    with _LOCK:
+        enc = _QUERY_ENCODERS.get(key)
+        if enc is None:
+            enc = _QUERY_ENCODERS[key] = DeferredEncoder(manifest["settings"]["model"], int(manifest["counts"]["dim"]), resolve)
         return enc
 
 

@@ -42,7 +42,7 @@ class Searcher:
         self.load_seconds = load_seconds  # reading and checking the stored index (no model)
         self.embed_query_ms: float | None = None  # time of the most recent query embedding
         self._bm25 = BM25Index(stored.tokens, k1=self.manifest["settings"]["bm25"]["k1"], b=self.manifest["settings"]["bm25"]["b"])
-        self._faiss = stored.faiss
+        self._faiss_index = stored.faiss  # read on first dense use when None (no faiss import before)
         self._encoder: dense.Encoder | None = None
         self._lock = threading.Lock()
         self._recent: dict[str, np.ndarray] = {}  # query text -> vector, the last few (insertion order)
@@ -56,11 +56,20 @@ class Searcher:
 
     # -- model ---------------------------------------------------------------------------------
     @property
+    def _faiss(self):
+        with self._lock:
+            if self._faiss_index is None:
+                self._faiss_index = store.load_faiss(self.path, self.manifest)
+            return self._faiss_index
+
+    @property
     def encoder(self) -> dense.Encoder:
+        """The query encoder (``dense.query_encoder``): its identity is known at once, the model
+        itself loads on the first ``encode``."""
         with self._lock:
             if self._encoder is None:
-                enc = dense.get_encoder(self.model)
-                if enc.model_id != self.manifest["settings"]["model"] or enc.dim != self._faiss.d:
+                enc = dense.query_encoder(self.model, self.path, self.manifest)
+                if enc.model_id != self.manifest["settings"]["model"] or enc.dim != self.manifest["counts"]["dim"]:
                     raise IndexStoreError(self.path, f"stale: index built with {self.manifest['settings']['model']}, encoder is {enc.model_id}")
                 self._encoder = enc
             return self._encoder
@@ -224,7 +233,7 @@ def open_index(
         reason = check.reason
         if check.ok:
             try:
-                return Searcher(path, store.load_files(path, check.manifest), spec, time.perf_counter() - t0)
+                return Searcher(path, store.load_files(path, check.manifest, dense_index=False), spec, time.perf_counter() - t0)
             except IndexStoreError as e:
                 reason = e.reason
         if not build_if_missing:
@@ -241,7 +250,7 @@ def open_index(
         check = store.check_index(path, settings, fingerprint=fingerprint, expected_corpus_hash=corpus_hash(given))
         if not check.ok:
             raise IndexStoreError(path, f"just built but {check.reason}")
-        return Searcher(path, store.load_files(path, check.manifest), spec, time.perf_counter() - t0)
+        return Searcher(path, store.load_files(path, check.manifest, dense_index=False), spec, time.perf_counter() - t0)
 
 
 def build(

@@ -9,6 +9,9 @@ Layout (``FORMAT_VERSION`` 1)::
     bm25_tokens.json   the BM25 input: one token list per chunk (BM25 statistics are rebuilt from
                        it at load, which takes milliseconds)
     dense.faiss        FAISS IndexFlatIP of the L2-normalised chunk embeddings
+    query_encoder.onnx, query_tokenizer.json
+                       the model as ONNX and its tokenizer, for queries without torch
+                       (``onnx_encoder``; checksums in the manifest's ``query_encoder``)
 
 A build writes everything into a fresh sibling temp directory and renames it into place, so a
 crash mid-build leaves the previous index untouched. Loading checks the manifest first; a missing,
@@ -161,26 +164,42 @@ class Stored:
     manifest: dict[str, Any]
     chunks: tuple[Chunk, ...]
     tokens: tuple[tuple[str, ...], ...]
-    faiss: Any
+    faiss: Any  # None when loaded with ``dense_index=False``: ``load_faiss`` reads it on first dense use
 
 
-def load_files(path: Path, manifest: dict[str, Any]) -> Stored:
-    """Parse the data files (already checksummed by ``check_index``); any inconsistency is damage."""
+def load_files(path: Path, manifest: dict[str, Any], *, dense_index: bool = True) -> Stored:
+    """Parse the data files (already checksummed by ``check_index``); any inconsistency is damage.
+    ``dense_index=False`` leaves the FAISS file for ``load_faiss`` (no faiss import: a permit or
+    section answer never needs it)."""
     try:
         with open(path / CHUNKS, encoding="utf-8") as f:
             chunk_list = tuple(Chunk.from_dict(json.loads(line)) for line in f if line.strip())
         tokens = tuple(tuple(t) for t in json.loads((path / TOKENS).read_text(encoding="utf-8")))
-        index = dense.read_faiss(path / FAISS)
+        index = dense.read_faiss(path / FAISS) if dense_index else None
     except Exception as e:  # any parse failure of a stored file means the index cannot be trusted
         raise IndexStoreError(path, f"damaged: cannot read stored files ({type(e).__name__}: {e})") from e
     n = manifest.get("counts", {}).get("chunks")
-    if not (len(chunk_list) == len(tokens) == index.ntotal == n):
+    vectors = index.ntotal if index is not None else n  # a deferred FAISS file is counted by load_faiss
+    if not (len(chunk_list) == len(tokens) == vectors == n):
         raise IndexStoreError(
-            path, f"damaged: counts disagree (manifest {n}, chunks {len(chunk_list)}, tokens {len(tokens)}, vectors {index.ntotal})"
+            path, f"damaged: counts disagree (manifest {n}, chunks {len(chunk_list)}, tokens {len(tokens)}, vectors {vectors})"
         )
     if any(a.id >= b.id for a, b in zip(chunk_list, chunk_list[1:])):
         raise IndexStoreError(path, "damaged: chunks are not sorted by id")
     return Stored(manifest, chunk_list, tokens, index)
+
+
+def load_faiss(path: Path, manifest: dict[str, Any]):
+    """The FAISS index of a loaded index folder, checked against the manifest's counts."""
+    try:
+        index = dense.read_faiss(path / FAISS)
+    except Exception as e:  # the file passed its checksum at open: this is damage after the fact
+        raise IndexStoreError(path, f"damaged: cannot read {FAISS} ({type(e).__name__}: {e})") from e
+    counts = manifest.get("counts", {})
+    if index.ntotal != counts.get("chunks") or index.d != counts.get("dim"):
+        raise IndexStoreError(path, f"damaged: {FAISS} holds {index.ntotal} vectors of {index.d}, manifest says "
+                                    f"{counts.get('chunks')} of {counts.get('dim')}")
+    return index
 
 
 @contextlib.contextmanager
@@ -306,9 +325,11 @@ def _build(path: Path, corpus: CorpusInput, encoder: dense.Encoder, settings: di
             elif progress:
                 progress("embed", len(chunk_list), len(chunk_list))
 
+            _carry_caches(path, tmp)
             _write_chunks(tmp / CHUNKS, chunk_list)
             _write_json(tmp / TOKENS, tokens)
             dense.write_faiss(dense.build_faiss(vectors), tmp / FAISS)
+            query_encoder = _query_encoder(path, tmp, encoder, progress)
             manifest = {
                 "format_version": FORMAT_VERSION,
                 "key": settings_key(settings),
@@ -329,6 +350,7 @@ def _build(path: Path, corpus: CorpusInput, encoder: dense.Encoder, settings: di
                     "dim": int(encoder.dim),
                 },
                 "files": {name: _sha256(tmp / name) for name in DATA_FILES},
+                **({"query_encoder": query_encoder} if query_encoder else {}),
                 "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                 "build_seconds": round(time.perf_counter() - t0, 3),
             }
@@ -339,6 +361,40 @@ def _build(path: Path, corpus: CorpusInput, encoder: dense.Encoder, settings: di
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)
     return manifest
+
+
+def _carry_caches(previous: Path, tmp: Path) -> None:
+    """Keep the files other code caches beside the index (the assistant's ``sentences.npz``, keyed
+    by model and text, so it checks itself) across a rebuild: the first answer after a rebuild
+    then does not re-embed every sentence of the corpus."""
+    own = {MANIFEST, *DATA_FILES, "query_encoder.onnx", "query_tokenizer.json"}
+    with contextlib.suppress(OSError):
+        for f in previous.iterdir() if previous.is_dir() else ():
+            if f.is_file() and not f.name.startswith(".") and f.name not in own:
+                shutil.copy2(f, tmp / f.name)
+
+
+def _query_encoder(previous: Path, tmp: Path, encoder: dense.Encoder, progress: Progress | None) -> dict[str, Any] | None:
+    """The model as ONNX for torch-free queries (``onnx_encoder``): the previous index's export when
+    it still fits, else a new one. Only for a sentence-transformers model; a failed export leaves
+    the index without one (queries then use the model itself, as they did before)."""
+    if not isinstance(encoder, dense.SentenceTransformerEncoder):
+        return None
+    from . import onnx_encoder
+
+    entry = onnx_encoder.reuse(previous, tmp, encoder.model_id)
+    if entry is not None:
+        if progress:
+            progress("onnx", 1, 1)
+        return entry
+    try:
+        return onnx_encoder.export(encoder, tmp, progress)
+    except Exception as e:  # no exporter (onnx missing) or the model does not trace: keep the torch path
+        for name in onnx_encoder.FILES:
+            (tmp / name).unlink(missing_ok=True)
+        print(f"note: no ONNX query encoder written ({type(e).__name__}: {e}); queries will use sentence-transformers",
+              file=sys.stderr)
+        return None
 
 
 def _refuse_foreign(path: Path) -> None:
