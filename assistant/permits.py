@@ -36,7 +36,13 @@ def _content_words(text: str) -> set[str]:
 
 
 def words_of(text: str) -> list[str]:
-    return [_fold(word) for word in re.findall(r"[a-z0-9&]+", text.lower())]
+    return list(_folded_words(text))
+
+
+@lru_cache(maxsize=16384)
+def _folded_words(text: str) -> tuple[str, ...]:
+    # Row labels and vocabulary phrases are read for every question: fold each once.
+    return tuple(_fold(word) for word in re.findall(r"[a-z0-9&]+", text.lower()))
 
 
 def _fold(word: str) -> str:

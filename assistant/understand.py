@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from functools import lru_cache
 from collections.abc import Iterable
 
 from .types import Query
@@ -102,12 +103,22 @@ def _vocabulary_words(vocabulary: Vocabulary) -> set[str]:
 
 def _contains(text: str, phrase: str) -> bool:
     """Whole-word phrase match that ignores simple plurals ("cell sites" names "cell site")."""
-    text, phrase = fold_plurals(text), fold_plurals(phrase)
-    return re.search(r"(?<![a-z0-9])" + re.escape(phrase) + r"(?![a-z0-9])", text) is not None
+    return _phrase_pattern(fold_plurals(phrase)).search(fold_plurals(text)) is not None
 
 
+# Every question is checked against each vocabulary phrase: the folded texts and the phrases'
+# patterns are kept rather than rebuilt thousands of times a question.
+@lru_cache(maxsize=8192)
+def _phrase_pattern(phrase: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![a-z0-9])" + re.escape(phrase) + r"(?![a-z0-9])")
+
+
+@lru_cache(maxsize=8192)
 def fold_plurals(text: str) -> str:
-    return re.sub(r"\b([a-z]{3,}?)(?:ies|s)\b", lambda m: _singular(m.group(0)), text)
+    return PLURAL.sub(lambda m: _singular(m.group(0)), text)
+
+
+PLURAL = re.compile(r"\b([a-z]{3,}?)(?:ies|s)\b")
 
 
 def _singular(word: str) -> str:
