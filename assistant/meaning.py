@@ -39,19 +39,36 @@ def _label_words(text: str) -> frozenset[str]:
     return frozenset(w for w in words_of(text) if w not in STOP)
 
 
-def row_descriptions(tables, definitions, synonyms: dict[str, str]) -> list[tuple[str, str, str]]:
-    """(table, row, description) for every permit row, in table order."""
-    defined = {}
+def defined_terms(definitions) -> dict[frozenset[str], str]:
+    """Each defined term's words -> its definition (the first printed, as the code reads them)."""
+    defined: dict[frozenset[str], str] = {}
     for definition in definitions:
         defined.setdefault(_label_words(definition.term), definition.text)
+    return defined
+
+
+def everyday_words(row: str, synonyms: dict[str, str]) -> list[str]:
+    """The everyday words of the vocabulary that point to ``row`` (their target is its label, or part)."""
+    label = _label_words(row)
+    return sorted(phrase for phrase, target in synonyms.items()
+                  if target and _label_words(target) and _label_words(target) <= label)
+
+
+def row_names(row: str, defined: dict[frozenset[str], str], synonyms: dict[str, str]) -> list[str]:
+    """The short names of a row: its label, each everyday word that points to it, and each example
+    its definition lists (17.90.020: a check cashing store is a restricted personal service)."""
+    return [row, *everyday_words(row, synonyms), *definition_examples(defined.get(_label_words(row), ""))]
+
+
+def row_descriptions(tables, definitions, synonyms: dict[str, str]) -> list[tuple[str, str, str]]:
+    """(table, row, description) for every permit row, in table order."""
+    defined = defined_terms(definitions)
     out = []
     for table, rows in tables.rows.items():
         for row in rows:
-            label = _label_words(row)
-            category = tables.category(table, row)
-            everyday = sorted(phrase for phrase, target in synonyms.items() if target and _label_words(target) and _label_words(target) <= label)
-            definition = defined.get(label, "")
-            out.append((table, row, describe(row, category, definition, everyday[:8])))
+            definition = defined.get(_label_words(row), "")
+            out.append((table, row, describe(row, tables.category(table, row), definition,
+                                             everyday_words(row, synonyms)[:8])))
     return out
 
 
@@ -69,21 +86,11 @@ def definition_examples(definition: str) -> list[str]:
 
 
 def row_phrases(descriptions: list[tuple[str, str, str]], definitions, synonyms: dict[str, str]) -> list[tuple[int, str]]:
-    """(description index, text) of the short names of each row: its label, each everyday word
-    that points to it, and each example its definition lists (17.90.020: a check cashing store is
-    a restricted personal service). A short question ("restaurant") is nearest to a name, not to a
-    long description; a row is as near as the nearest of its texts."""
-    defined = {}
-    for definition in definitions:
-        defined.setdefault(_label_words(definition.term), definition.text)
-    out = []
-    for index, (table, row, _) in enumerate(descriptions):
-        label = _label_words(row)
-        out.append((index, row))
-        out += [(index, phrase) for phrase, target in sorted(synonyms.items())
-                if target and _label_words(target) and _label_words(target) <= label]
-        out += [(index, example) for example in definition_examples(defined.get(label, ""))]
-    return out
+    """(description index, text) of the short names of each row (``row_names``). A short question
+    ("restaurant") is nearest to a name, not to a long description; a row is as near as the nearest
+    of its texts."""
+    defined = defined_terms(definitions)
+    return [(index, name) for index, (_, row, _) in enumerate(descriptions) for name in row_names(row, defined, synonyms)]
 
 
 class UseMeanings:

@@ -18,7 +18,7 @@ from .permits import GENERIC, QUANTITY_WORDS, STOP, PermitTables, RowMatch, by_q
 from .standards import StandardsTables, authority_entries
 from .types import Answer, Citation, Query, SearchUnavailable
 from .interpretation import interpretation_of, read_as_line
-from .meaning import definition_examples
+from .meaning import defined_terms, row_names
 from .understand import district_names_in, known_words_of, understand
 from .validate import InvalidQuestion, check_question
 from .vocab import DATA, load_vocabulary
@@ -94,6 +94,8 @@ class Assistant:
         self._searcher_factory = searcher_factory
         self._searcher = None
         self._meanings = None
+        self._defined = None  # defined term words -> definition, for the rows' names
+        self._name_words: dict[str, frozenset[str]] = {}
         self._sentences = None
         self.vocabulary = corpus.vocabulary
         # Typos are corrected only towards words the vocabulary or the corpus itself uses, so a
@@ -500,11 +502,12 @@ class Assistant:
         words = {w for w in words_of(use_phrase(phrase)) if w not in STOP and w not in GENERIC and w not in QUANTITY_WORDS}
         if not words:
             return 1.0
-        label = set(words_of(row))
-        names = label | {w for everyday, target in self.vocabulary.synonyms.items()
-                         if target and set(words_of(target)) - STOP <= label for w in words_of(everyday)}
-        names |= {w for definition in self.definitions if set(words_of(definition.term)) - STOP == label - STOP
-                  for example in definition_examples(definition.text) for w in words_of(example)}
+        names = self._name_words.get(row)
+        if names is None:  # the same few hundred rows: their names' words are gathered once each
+            if self._defined is None:
+                self._defined = defined_terms(self.definitions)
+            names = self._name_words[row] = frozenset(
+                w for name in row_names(row, self._defined, self.vocabulary.synonyms) for w in words_of(name))
         return round(len(words & names) / len(words), 4)
 
     def _comparable_encoder(self):
