@@ -32,7 +32,22 @@ def split_questions(text: str, read: Callable[[str], Query]) -> list[Query]:
     queries = [read(p + "?") for p in pieces]
     if not all(q.districts or q.land_uses or q.topics or q.sections or q.apn for q in queries):
         return []
-    return queries
+    return [_completed(piece, query, other, read)
+            for piece, query, other in zip(pieces, queries, reversed(queries))]
+
+
+def _completed(piece: str, query: Query, other: Query, read: Callable[[str], Query]) -> Query:
+    """A part that names no district takes the other part's ("What is the HC district, and how
+    dense can housing be there?"); one that names no use takes the other's ("Can I open a gym in
+    CD, and how many parking spaces does it need?"), as a follow-up takes the previous question's."""
+    if query.sections or query.apn or other.apn:
+        return query
+    added = []
+    if other.land_uses and not query.land_uses and other.land_use_words:
+        added.append(f"for {other.land_use_words}")
+    if other.districts and not query.districts:
+        added.append("in " + " and ".join(other.district_words))
+    return read(f"{piece} {' '.join(added)}?") if added else query
 
 
 def clarifying_options(query: Query, vocabulary) -> tuple[str, tuple[str, ...]] | None:

@@ -316,7 +316,8 @@ class Assistant:
 
     def _interpreted(self, query: Query, answer: Answer, previous: str = "") -> Answer:
         """The answer with what the question was read as (JSON) and one "Read as:" line."""
-        interpretation = interpretation_of(query, answer, self.vocabulary)
+        # A route that answered another reading of the question (a parcel read as its district) says so itself.
+        interpretation = answer.interpretation or interpretation_of(query, answer, self.vocabulary)
         if previous:
             interpretation["from_previous_question"] = previous
         if answer.abstained or answer.route in ("invalid",):
@@ -507,7 +508,7 @@ class Assistant:
             if self._defined is None:
                 self._defined = defined_terms(self.definitions)
             names = self._name_words[row] = frozenset(
-                w for name in row_names(row, self._defined, self.vocabulary.synonyms) for w in words_of(name))
+                w for name in row_names(row, self._defined, self.vocabulary.everyday_pairs) for w in words_of(name))
         return round(len(words & names) / len(words), 4)
 
     def _comparable_encoder(self):
@@ -530,9 +531,9 @@ class Assistant:
                 return None
             from .meaning import UseMeanings, row_descriptions, row_phrases
 
-            described = row_descriptions(self.tables, self.definitions, self.vocabulary.synonyms)
+            described = row_descriptions(self.tables, self.definitions, self.vocabulary.everyday_pairs)
             self._meanings = UseMeanings(described, lambda texts: encoder.encode(list(texts), batch_size=32),
-                                         row_phrases(described, self.definitions, self.vocabulary.synonyms))
+                                         row_phrases(described, self.definitions, self.vocabulary.everyday_pairs))
         return self._meanings
 
     def resolve_uses(self, phrase: str, limit: int = 12, floor: float = FINDER_FLOOR) -> list[tuple[str, str]]:
@@ -554,7 +555,29 @@ class Assistant:
                                   corpus=self.corpus)
         # The part that acts on the parcel, not the ordinance title that lists it.
         section = max(holders, key=lambda s: (not s.id.endswith(":PREAMBLE"), s.date, s.document))
-        return compose.section_answer(query, section, self.corpus, _apn_line(section.text, query.apn))
+        line = _apn_line(section.text, query.apn)
+        found = compose.section_answer(query, section, self.corpus, line)
+        zoned = _rezoned_to(line, query.apn, self.vocabulary)
+        if zoned is None or not (query.land_uses or set(query.topics) & STANDARDS_TOPICS):
+            return found
+        # "could I build a fourplex on parcel X?": the parcel stands for the district it is zoned,
+        # and the rest of the question is answered for that district.
+        asked = self._read(APN_PHRASE.sub(f"the {zoned} district", query.text, count=1))
+        if asked.apn or zoned not in asked.districts:
+            return found
+        answered = self._answer(asked)
+        if answered.abstained:
+            return found
+        parcel = f"Parcel {query.apn} is in the {zoned} district: {line}"
+        lines = answered.answer.split("\n")
+        lines.insert(1, parcel)
+        citations = (*answered.citations, *found.citations)
+        lines[-1] = compose.source_line(list(citations), self.corpus) if lines[-1].startswith("Source:") else lines[-1]
+        interpretation = interpretation_of(asked, answered, self.vocabulary)
+        for district in interpretation["districts"]:
+            district["words"] = f"parcel {query.apn}"  # the question named the parcel, not the district
+        return replace(answered, question=query.text, answer="\n".join(lines), citations=citations,
+                       interpretation=interpretation)
 
     def _table_section(self, table: str):
         pattern = re.compile(rf"^Tables?\s+{re.escape(table)}\b", re.M)
@@ -709,6 +732,22 @@ def _apn_line(text: str, apn: str) -> str:
     """The paragraph that names the parcel (sentences would split at "Commercial E.")."""
     line = next((line for line in text.split("\n") if apn in line), text.split("\n")[0])
     return line if len(line) <= 400 else line[:399].rsplit(" ", 1)[0] + "…"
+
+
+# A parcel named by its assessor's number, with the words that introduce it ("APN", "parcel", "lot").
+APN_PHRASE = re.compile(r"(?:\b(?:assessor(?:'s)? parcel(?: number)?|apn|parcel(?: number| no\.?)?|lot)\s*(?:\(apn\)\s*)?(?:#\s*)?)?"
+                        r"\b\d{3}-\d{3}-\d{3}\b", re.I)
+# "APN 144-720-061 is rezoned from the ... (CE) Zoning District to the ... (NM) Zoning District."
+REZONED_TO = re.compile(r"\brezoned? (?:from\b.*?)?\bto the [^()]*?\(([A-Z]{2,4}(?:-[\d.]+)?)\) zoning district", re.I)
+
+
+def _rezoned_to(line: str, apn: str, vocabulary) -> str | None:
+    """The district the passage that names the parcel rezones it to; None when it says none."""
+    sentence = line[line.find(apn):] if apn in line else line
+    match = REZONED_TO.search(sentence)
+    if match is None or vocabulary.district(match.group(1).upper()) is None:
+        return None
+    return match.group(1).upper()
 
 
 def _one_per_table(matches, best, every_table: bool = False):

@@ -159,8 +159,27 @@ def _districts(question: str, normalized: str, vocabulary: Vocabulary) -> tuple[
     found = _drop_shadowed(found)
     found = _drop_inside_names(found, normalized, vocabulary)
     found.sort(key=lambda item: item[0])
+    found = _with_ranges(question, found, vocabulary)
     symbols = tuple(dict.fromkeys(symbol for _, symbol, _ in found))
     return symbols, tuple(dict.fromkeys(words for _, _, words in found))
+
+
+RANGE = re.compile(r"(?<![A-Za-z])([A-Z]{2,3})\s*(?:through|thru|to|[-–—])\s*([A-Z]{2,3})(?![A-Za-z])")
+
+
+def _with_ranges(question: str, found: list[tuple[int, str, str]], vocabulary: Vocabulary):
+    """"OSC through NU" names every district between the two, in the order the code lists them
+    (17.20.020, Table 2-1: OSC, OSR, RR, ..., NU, then the commercial and downtown districts)."""
+    order = [district.symbol for district in vocabulary.districts]
+    for match in RANGE.finditer(question):
+        first, last = match.group(1), match.group(2)
+        if first not in order or last not in order or order.index(first) >= order.index(last):
+            continue
+        between = order[order.index(first):order.index(last) + 1]
+        found = [item for item in found if item[1] not in between]
+        found += [(match.start() + i, symbol, match.group(0)) for i, symbol in enumerate(between)]
+        found.sort(key=lambda item: item[0])
+    return found
 
 
 def _drop_inside_names(found: list[tuple[int, str, str]], normalized: str, vocabulary: Vocabulary):
@@ -199,6 +218,8 @@ def _drop_shadowed(found: list[tuple[int, str, str]]) -> list[tuple[int, str, st
 def _land_uses(normalized: str, vocabulary: Vocabulary) -> list[tuple[str, str]]:
     """(table label, everyday phrase) for each everyday word the question uses, longest phrase first."""
     found = [(target, phrase) for phrase, target in vocabulary.synonyms.items() if target and _contains(normalized, phrase)]
+    # The same use under another table's label ("duplex": Multifamily plex housing in Table 2-4), after its own.
+    found += [(label, phrase) for _, phrase in list(found) for label in vocabulary.also.get(phrase, ())]
     found.sort(key=lambda item: (-len(item[1]), item[1]))
     return list({target: (target, phrase) for target, phrase in reversed(found)}.values())[::-1]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -26,6 +26,12 @@ class Vocabulary:
     synonyms: dict  # everyday phrase -> table label phrase
     topics: dict  # topic -> (words, sections)
     paired_topics: dict  # topic -> (words, words that must come with them): "lot" only with "wide", "size" ...
+    also: dict = field(default_factory=dict)  # everyday phrase -> the labels another table prints for it ("duplex")
+
+    @property
+    def everyday_pairs(self) -> tuple[tuple[str, str], ...]:
+        """(everyday phrase, table label) for every label a phrase points to, its other tables' too."""
+        return (*self.synonyms.items(), *((phrase, label) for phrase, labels in self.also.items() for label in labels))
 
     def district(self, symbol: str) -> District | None:
         return next((d for d in self.districts if d.symbol == symbol), None)
@@ -41,6 +47,7 @@ def load_vocabulary() -> Vocabulary:
         ),
         groups={name: tuple(group["districts"]) for name, group in districts["groups"].items()},
         synonyms=dict(_read("land_uses.json")["synonyms"]),
+        also={phrase: tuple(labels) for phrase, labels in _read("land_uses.json").get("also", {}).items()},
         topics={name: (tuple(t["words"]), tuple(t["sections"])) for name, t in _read("topics.json")["topics"].items()},
         paired_topics={
             name: (tuple(t["paired"]["words"]), tuple(t["paired"]["with"]))

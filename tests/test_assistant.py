@@ -418,3 +418,41 @@ def test_a_printed_district_variant_names_its_district_and_row(assistant):
     answer = assistant.ask("min lot size rr-1.0?")
     assert answer.route == "standards"
     assert (answer.lookups[0]["row"], answer.lookups[0]["value"]) == ("RR-1.0", "1 acre")
+
+
+def test_a_parcel_stands_for_the_district_it_was_rezoned_to(assistant):
+    """"could I build a fourplex on parcel X?": the rezoning names the district; the permit cell
+    of that district answers, and the parcel's rezoning is quoted beside it."""
+    answer = assistant.ask("could I build a fourplex on parcel 144-720-061?")
+    assert answer.route == "permit" and answer.first_line.startswith("Permitted (P)")
+    assert "Parcel 144-720-061 is in the NM district" in answer.answer
+    assert {c.section for c in answer.citations} >= {"17.22.020", "001:SECTION-17"}
+    assert [d["symbol"] for d in answer.interpretation["districts"]] == ["NM"]
+    assert "in NM" in answer.answer.split("\n")[1]  # the Read-as line says the district the parcel stood for
+
+
+def test_a_parcel_question_about_its_zoning_alone_quotes_the_rezoning(assistant):
+    answer = assistant.ask("what's the zoning on APN 144-720-061 now?")
+    assert answer.route == "section" and "(NM) Zoning District" in answer.first_line
+
+
+@pytest.mark.parametrize("question,districts", [
+    ("Which zones (OSC through NU) allow a house?", ("OSC", "OSR", "RR", "RVL", "NL", "NM", "NU")),
+    ("CE to CI", ("CE", "CG", "CD", "CI")),
+    ("NU through OSC", ("NU", "OSC")),  # backwards is no range: the two named
+])
+def test_a_range_of_district_symbols_names_every_district_between(question, districts):
+    assert understand(question, load_vocabulary()).districts == districts
+
+
+def test_a_part_of_a_two_part_question_takes_the_district_and_use_the_other_names():
+    from assistant.dialogue import split_questions
+
+    vocabulary = load_vocabulary()
+    parts = split_questions("Can I open a gym in CD, and how many parking spaces does it need?",
+                            lambda text: understand(text, vocabulary))
+    assert [p.districts for p in parts] == [("CD",), ("CD",)]
+    assert parts[1].land_use == "health/fitness facility"
+    parts = split_questions("What's the Historic Core district, and how dense can housing be there?",
+                            lambda text: understand(text, vocabulary))
+    assert parts[1].districts == ("HC",) and "density" in parts[1].topics
