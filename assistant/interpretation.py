@@ -14,12 +14,11 @@ def interpretation_of(query: Query, answer: Answer, vocabulary) -> dict:
     asked = set(words_of(query.text))
     uses = []
     for cell in answer.lookups:
-        key = (cell.get("table"), cell.get("row"))
-        if any((u["table"], u["row"]) == key for u in uses):
-            continue
+        row = display_row(cell.get("row", ""), cell.get("category", ""))
+        if any((u["table"], u["row"]) == (cell.get("table"), row) for u in uses):
+            continue  # one row's cells in several districts: the row once
         said = [w for w in words_of(f"{cell.get('category', '')} {cell.get('row', '')}") if w in asked and w not in STOP]
-        uses.append({"table": cell.get("table"), "row": display_row(cell.get("row", ""), cell.get("category", "")),
-                     "words": query.land_use_words or " ".join(dict.fromkeys(said))})
+        uses.append({"table": cell.get("table"), "row": row, "words": query.land_use_words or " ".join(dict.fromkeys(said))})
     districts = []
     for symbol, words in zip(query.districts, _district_words(query)):
         district = vocabulary.district(symbol)

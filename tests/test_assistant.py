@@ -456,3 +456,9 @@ def test_a_part_of_a_two_part_question_takes_the_district_and_use_the_other_name
     parts = split_questions("What's the Historic Core district, and how dense can housing be there?",
                             lambda text: understand(text, vocabulary))
     assert parts[1].districts == ("HC",) and "density" in parts[1].topics
+
+
+def test_a_row_under_a_printed_category_is_read_once_however_many_districts(assistant):
+    answer = assistant.ask("where could a cannabis distributor set up shop?")
+    rows = [use["row"] for use in answer.interpretation["uses"]]
+    assert rows == ["DISTRIBUTOR - Distributor"]
