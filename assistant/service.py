@@ -203,7 +203,24 @@ class Assistant:
             return described
         if query.topics or query.districts or query.land_use:
             return self._passages(query)
+        defined = self._defined_quantity(query, asks)
+        if defined is not None:
+            return defined
         return compose.abstain(query, self._nearest(query), corpus=self.corpus)
+
+    def _defined_quantity(self, query: Query, asks: str) -> Answer | None:
+        """"How big can a microdistillery get?": a question that names nothing but a term the code
+        defines, asking for a quantity its definition states ("limited to 10,000 cases"), is
+        answered by that definition."""
+        if asks not in answer_type.QUANTITIES:
+            return None
+        definition = definitions.lookup(self.definitions, query.corrected or query.text)
+        if definition is None or not answer_type.present(asks, definition.text):
+            return None
+        found = compose.definition_answer(query, definition, self.corpus)
+        term = [w for w in words_of(definition.term) if w not in STOP]
+        quoted = definition.term.lower() in " ".join(re.findall(r"['‘“\"]([^'’”\"]+)['’”\"]", query.text.lower()))
+        return replace(found, signals={"term_words": float(len(term)), "term_quoted": float(quoted)})
 
     def _section_by_title(self, query: Query) -> Answer | None:
         """"Which section covers variances?": the code section whose title says what the question

@@ -462,3 +462,10 @@ def test_a_row_under_a_printed_category_is_read_once_however_many_districts(assi
     answer = assistant.ask("where could a cannabis distributor set up shop?")
     rows = [use["row"] for use in answer.interpretation["uses"]]
     assert rows == ["DISTRIBUTOR - Distributor"]
+
+
+def test_a_quantity_asked_of_a_defined_term_is_answered_by_its_definition(assistant):
+    answer = assistant.ask("how much can a microdistillery produce per year")
+    assert answer.route == "definition" and "10,000 cases" in answer.answer
+    # a definition without the quantity asked does not answer ("how long" of a term with no time span)
+    assert assistant.ask("how long does a microdistillery last?").route != "definition"
