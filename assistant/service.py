@@ -23,6 +23,14 @@ from .understand import district_names_in, known_words_of, understand
 from .validate import InvalidQuestion, check_question
 from .vocab import DATA, load_vocabulary
 
+# Verbs of deciding (general English): "who approves / hears / signs off on / makes the call".
+DECIDING = re.compile(r"\bwho\b.*\b(?:decid\w*|approv\w*|hear\w*|grant\w*|review\w*|sign\w*|rul\w*|call|issu\w*|den\w+|vote\w*|"
+                      r"make\w*|say|says|authoriz\w*|allow\w*|permit\w*|handle\w*|oversee\w*|in charge|final)\b")
+# A street address: a house number and a street ("201 W Sierra Ave"), and a question for its zone.
+STREET_ADDRESS = re.compile(r"\b\d{1,5}\s+(?:[NSEW]\.?\s+)?(?:[A-Za-z]+\s+){1,3}(?:st|street|ave|avenue|rd|road|dr|drive|way|ln|"
+                            r"lane|ct|court|blvd|boulevard|hwy|highway|pl|place|cir|circle)\b\.?", re.I)
+WHICH_ZONE = re.compile(r"\b(?:what|which)(?: zoning)? (?:zone|zoning|district)\b|\bzoned\b|\bzoning (?:of|for|on)\b")
+STANDARDS_TIE = 0.5  # row scores count shared words in steps of 1 (2 for a label word); less is a tie
 STANDARDS_TOPICS = frozenset({"height", "setback", "coverage", "density", "lot_size", "parking", "bicycle", "fence",
                               "driveway", "stalls", "expiry", "completeness", "who_decides", "variance", "amendment",
                               "appeal", "hearing", "definition", "condo", "fees", "demolition", "design", "general_plan"})
@@ -156,6 +164,9 @@ class Assistant:
                                   corpus=self.corpus)
         if query.apn:
             return self._apn(query)
+        if not query.districts and STREET_ADDRESS.search(query.text) and WHICH_ZONE.search(query.normalized):
+            return compose.abstain(query, self._nearest(query), "Which district a street address is in is shown on the "
+                                   "City's zoning map, which these documents do not include.", corpus=self.corpus)
         titled = self._section_by_title(query)
         if titled is not None:
             return titled
@@ -172,8 +183,9 @@ class Assistant:
                 term = [w for w in words_of(definition.term) if w not in STOP]
                 quoted = definition.term.lower() in " ".join(re.findall(r"['‘“\"]([^'’”\"]+)['’”\"]", query.text.lower()))
                 return replace(found, signals={"term_words": float(len(term)), "term_quoted": float(quoted)})
-        if asks == "who" and "who_decides" not in query.topics:
-            # "who makes the call on ...": a question that asks who is asking who decides (Table 6-1).
+        if asks == "who" and "who_decides" not in query.topics and DECIDING.search(query.normalized):
+            # "who makes the call on ...": a question that asks who decides is asking Table 6-1;
+            # "who is the director?" asks for a person, which the code does not name.
             query = replace(query, topics=(*query.topics, "who_decides"))
         if set(query.topics) & STANDARDS_TOPICS:
             lookup = self.standards.lookup(query)
@@ -188,6 +200,8 @@ class Assistant:
                 found = compose.standards_answer(query, lookup, self.corpus)
                 return replace(found, signals={
                     "row_share": lookup.share, "row_margin": min(lookup.margin, 5.0),
+                    # another row fits the question's words as well, and only fewer unexplained words chose this one
+                    "row_tied": float(lookup.margin < STANDARDS_TIE),
                     "district_named": float(bool(query.districts)), "cell_readable": _readable(found.lookups)})
             if lookup is None and asks != "other" and len(self._other_words(query)) <= 1:
                 rows = self.standards.overview(query)

@@ -469,3 +469,26 @@ def test_a_quantity_asked_of_a_defined_term_is_answered_by_its_definition(assist
     assert answer.route == "definition" and "10,000 cases" in answer.answer
     # a definition without the quantity asked does not answer ("how long" of a term with no time span)
     assert assistant.ask("how long does a microdistillery last?").route != "definition"
+
+
+def test_which_zone_a_street_address_is_in_is_declined_with_the_reason(assistant):
+    answer = assistant.ask("what zone is the house at 201 W Sierra Ave in?")
+    assert answer.abstained and "zoning map" in answer.answer
+    # a street that names a district is read as that district, not declined
+    assert not assistant.ask("what zone is 8000 East Cotati Avenue in?").answer.startswith("The Cotati code documents")
+
+
+@pytest.mark.parametrize("question,decides", [
+    ("who approves a variance?", True), ("who has the final say on a rezoning", True),
+    ("who hears the appeal?", True), ("who is the city's planner?", False),
+])
+def test_a_who_question_asks_who_decides_only_with_a_verb_of_deciding(question, decides):
+    from assistant.service import DECIDING
+
+    assert bool(DECIDING.search(question)) is decides
+
+
+def test_a_standards_row_chosen_only_by_fewer_unsaid_words_is_reported_as_tied(assistant):
+    answer = assistant.ask("Who signs off on a regular use permit - city staff or the planning commission?")
+    assert answer.signals["row_tied"] == 1.0
+    assert assistant.ask("What is the minimum parcel size in the NM district?").signals["row_tied"] == 0.0
