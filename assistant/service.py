@@ -24,7 +24,7 @@ from .validate import InvalidQuestion, check_question
 from .vocab import DATA, load_vocabulary
 
 # Verbs of deciding (general English): "who approves / hears / signs off on / makes the call".
-DECIDING = re.compile(r"\bwho\b.*\b(?:decid\w*|approv\w*|hear\w*|grant\w*|review\w*|sign\w*|rul\w*|call|issu\w*|den\w+|vote\w*|"
+DECIDING = re.compile(r"\b(?:decid\w*|decision\w*|authorit\w*|approv\w*|hear\w*|grant\w*|review\w*|sign\w*|rul\w*|call|issu\w*|den\w+|vote\w*|"
                       r"make\w*|say|says|authoriz\w*|allow\w*|permit\w*|handle\w*|oversee\w*|in charge|final)\b")
 # A street address: a house number and a street ("201 W Sierra Ave"), and a question for its zone.
 STREET_ADDRESS = re.compile(r"\b\d{1,5}\s+(?:[NSEW]\.?\s+)?(?:[A-Za-z]+\s+){1,3}(?:st|street|ave|avenue|rd|road|dr|drive|way|ln|"
@@ -183,10 +183,12 @@ class Assistant:
                 term = [w for w in words_of(definition.term) if w not in STOP]
                 quoted = definition.term.lower() in " ".join(re.findall(r"['‘“\"]([^'’”\"]+)['’”\"]", query.text.lower()))
                 return replace(found, signals={"term_words": float(len(term)), "term_quoted": float(quoted)})
-        if asks == "who" and "who_decides" not in query.topics and DECIDING.search(query.normalized):
+        if asks == "who":
             # "who makes the call on ...": a question that asks who decides is asking Table 6-1;
-            # "who is the director?" asks for a person, which the code does not name.
-            query = replace(query, topics=(*query.topics, "who_decides"))
+            # "who is the director?" asks for a person, whom the code does not name (it names roles).
+            deciding = DECIDING.search(query.normalized) is not None
+            topics = tuple(t for t in query.topics if t != "who_decides" or deciding)
+            query = replace(query, topics=topics + (("who_decides",) if deciding and "who_decides" not in topics else ()))
         if set(query.topics) & STANDARDS_TOPICS:
             lookup = self.standards.lookup(query)
             values = " ".join(str(e.cell.value or "") for e in (lookup.entries if lookup else ())
