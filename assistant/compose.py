@@ -177,6 +177,9 @@ def passage_answer(query: Query, hits, corpus, meaning=None) -> Answer:
     signals = {
         "quote_coverage": top.coverage,
         "answer_type_found": float(top.type_found),
+        # A time span asked and quoted (a number with a unit of time) is telling; a bare number is not
+        # (list items, section numbers and other figures carry numbers too).
+        "duration_found": float(top.type_found and answer_type.detect(query.corrected or query.text) == "duration"),
         "both_retrievers": float(top_hit.bm25_rank is not None and top_hit.dense_rank is not None),
         "hit_rank": float(top_hit.rank),
         "dense_score": float(top_hit.dense_score or 0.0),
