@@ -405,7 +405,7 @@ class Assistant:
         runner = next((m for m in matches[1:] if m.row != best.row and not (sized and family(m.row) == family(best.row))), None)
         # Rows near in meaning are rivals only of a row found by meaning: a row the words name is
         # doubted by rows the words name as well, not by whatever a short phrase is vaguely near.
-        rivals = _rivals(best, matches, near if meant.get("by_meaning") else (), phrase)
+        rivals = _rivals(best, matches, near if meant.get("by_meaning") else (), phrase, " ".join(query.land_uses))
         signals = {
             "row_explained": self._explained(phrase, best.row),
             "row_own": best.own, "row_complete": float(best.complete), "row_covered": best.covered,
@@ -685,11 +685,23 @@ def _near_in_meaning(ranked, chosen, similarity: float, phrase: str) -> tuple:
                  and not (sized and family(m.row) == family(chosen.row)))
 
 
-def _rivals(best, matches, near, phrase: str) -> list:
+def _rivals(best, matches, near, phrase: str, labels: str = "") -> list:
     """Rows of the best row's table that the question fits just as well: the same word score, or
-    (with the model) as near in meaning."""
+    (with the model) as near in meaning. ``labels``: the table labels the question's everyday words
+    stand for ("granny unit": accessory dwelling unit)."""
     sized = quantity_decides(matches, phrase)
-    tied = [m for m in matches[1:] if m.table == best.table and m.row != best.row and m.score >= best.score
+    said = set(words_of(f"{phrase} {labels}")) - STOP
+    best_words = set(words_of(best.row)) - STOP
+    best_said = best_words & said
+
+    def fits_as_well(m) -> bool:
+        # The same score, or the same words of the question explain it while neither label is said in
+        # full ("drive-through": Drive-through retail and Drive-through service; only the labels'
+        # lengths scored them apart). A label said in full ("granny unit": Accessory dwelling unit) is
+        # not doubted by a longer one (Junior accessory dwelling unit).
+        return m.score >= best.score or bool(best_said) and best_said < best_words and set(words_of(m.row)) & said == best_said
+
+    tied = [m for m in matches[1:] if m.table == best.table and m.row != best.row and fits_as_well(m)
             and not (sized and family(m.row) == family(best.row))
             and (m.complete or not best.complete)]  # a row named outright is doubted only by another such row
     out = {m.row: m for m in [*tied, *near] if m.row != best.row}
