@@ -113,6 +113,7 @@ class Assistant:
         known |= {word for phrase in sum(self.out_of_scope, []) for word in phrase.split()}
         # Built once: understanding a question must not rebuild the vocabulary or its patterns.
         self.known_words = known_words_of(self.vocabulary, known)
+        self._parts_by_section = None  # (document, section) -> its section chunks in order, on first use
         self._declined_pattern = re.compile(
             r"\b(?:" + "|".join(re.escape(s) for s in sum(self.out_of_scope, [])) + r")\b")
 
@@ -628,9 +629,28 @@ class Assistant:
             supported = [h for h in supported if self._mentions_district(h.text, query.districts)]
         if not supported:  # the hits already fetched are the nearest sections: no second search
             return compose.abstain(query, list(dict.fromkeys(hit.section for hit in hits[:5]))[:3], corpus=self.corpus)
-        chosen = _distinct_sections(supported)[:4]
+        chosen = [self._whole_section(hit) for hit in _distinct_sections(supported)[:4]]
         return compose.passage_answer(query, chosen, self.corpus,
                                       self._sentence_meaning(query.corrected or query.text, chosen))
+
+    def _whole_section(self, hit):
+        """The hit with its section's every part: a long section is split for retrieval, and the
+        sentence that answers may sit in another part than the one the search ranked first."""
+        if hit.chunk.parts <= 1:
+            return hit
+        parts = self._section_parts().get((hit.chunk.document, hit.section), ())
+        if len(parts) <= 1:
+            return hit
+        return replace(hit, chunk=replace(hit.chunk, text="\n".join(part.text for part in parts)))
+
+    def _section_parts(self) -> dict:
+        if self._parts_by_section is None:
+            found: dict = {}
+            for chunk in self.searcher.chunks:
+                if chunk.kind == "section":
+                    found.setdefault((chunk.document, chunk.section), []).append(chunk)
+            self._parts_by_section = {key: tuple(sorted(chunks, key=lambda c: c.part)) for key, chunks in found.items()}
+        return self._parts_by_section
 
     def _sentence_meaning(self, question: str, hits) -> dict[str, float] | None:
         """Closeness in meaning of each sentence of the hits to the question; None without a model."""
