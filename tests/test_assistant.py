@@ -76,7 +76,7 @@ class FakeHit:
         self.section, self.document, self.text, self.rank = section.id, section.document, section.text, rank
         self.bm25_rank, self.direct = rank, False
         self.dense_rank, self.dense_score = rank, 0.5
-        self.chunk = type("FakeChunk", (), {"kind": "section"})()
+        self.chunk = type("FakeChunk", (), {"kind": "section", "part": 1, "parts": 1})()
 
 
 class FakeSearcher:
@@ -492,3 +492,24 @@ def test_a_standards_row_chosen_only_by_fewer_unsaid_words_is_reported_as_tied(a
     answer = assistant.ask("Who signs off on a regular use permit - city staff or the planning commission?")
     assert answer.signals["row_tied"] == 1.0
     assert assistant.ask("What is the minimum parcel size in the NM district?").signals["row_tied"] == 0.0
+
+
+def test_a_long_sections_parts_are_all_quoted_from(assistant):
+    """A section split for retrieval: the hit of its first part brings the other parts' sentences."""
+    from dataclasses import replace as with_fields
+
+    from assistant.service import load_assistant
+    from index.types import Chunk, Hit
+
+    def part(number, text):
+        return Chunk(id=f"002/17.36.100/p0{number}", section="17.36.100", document="002", title="Driveways",
+                     chapter="17.36", date="2025-12-09", pages=(), heading="17.36.100 Driveways", text=text,
+                     part=number, parts=2)
+
+    first, second = part(1, "Driveways shall be paved."), part(2, "The gate shall be set back thirty feet.")
+    built = load_assistant(calibrated=False)
+    built._searcher_factory = lambda: type("Chunks", (), {"chunks": [second, first]})()
+    whole = built._whole_section(Hit(rank=1, score=1.0, chunk=first, mode="hybrid"))
+    assert whole.text == "Driveways shall be paved.\nThe gate shall be set back thirty feet."
+    single = with_fields(first, parts=1)
+    assert built._whole_section(Hit(rank=1, score=1.0, chunk=single, mode="hybrid")).text == single.text
