@@ -116,14 +116,17 @@ class UseMeanings:
             self._vectors = vectors / np.maximum(norms, 1e-9)
         return self._vectors
 
-    def rank(self, question: str, tables: Sequence[str] | None = None, n: int = 5) -> list[Meaning]:
-        """The rows nearest in meaning to ``question`` (only ``tables`` when given), best first."""
+    def rank(self, question: str, tables: Sequence[str] | None = None, n: int = 5,
+             spans: Sequence[str] = ()) -> list[Meaning]:
+        """The rows nearest in meaning to ``question`` (only ``tables`` when given), best first.
+        ``spans``: parts of a long question that name the use; a row is as near as the nearest of
+        the question and its spans, as it is as near as the nearest of its own names."""
         import numpy as np
 
         vectors = self._matrix()
-        query = np.asarray(self._encode([question]), dtype="float32")[0]
-        query = query / max(float(np.linalg.norm(query)), 1e-9)
-        every = vectors @ query
+        queries = np.asarray(self._encode([question, *spans]), dtype="float32")
+        queries = queries / np.maximum(np.linalg.norm(queries, axis=1, keepdims=True), 1e-9)
+        every = (vectors @ queries.T).max(axis=1)
         sims = np.full(len(self.descriptions), -1.0, dtype="float32")
         np.maximum.at(sims, np.asarray(self._owners), every)
         order = sorted(range(len(self.descriptions)), key=lambda i: (-float(sims[i]), i))

@@ -477,7 +477,7 @@ class Assistant:
         named = use_phrase(phrase)
         if not named:  # "where is the Northern Gateway": no word names a use
             return matches, {"meaning_agrees": 0.0, "meaning_similarity": 0.0, "meaning_margin": 0.0, "by_meaning": 0.0}, ()
-        ranked = meanings.rank(named, tables, n=len(meanings.descriptions))
+        ranked = meanings.rank(named, tables, n=len(meanings.descriptions), spans=_use_spans(named, matches))
         if not ranked:
             return matches, {"meaning_agrees": 0.0, "meaning_similarity": 0.0, "meaning_margin": 0.0, "by_meaning": 0.0}, ()
         top = ranked[0]
@@ -739,6 +739,25 @@ def _margin(similarity: float, ranked, row: str, phrase: str) -> float:
 def _same_family_sized(row: str, matches, phrase: str) -> bool:
     """The row nearest in meaning is a size of the chosen row's family, and the stated quantity chose."""
     return quantity_decides(matches, phrase) and family(row) == family(matches[0].row)
+
+
+LONG_PHRASE = 6  # content words: a longer question is compared by the words around its use as well
+SPAN_CONTEXT = 2  # words kept on each side of the words that named the row
+
+
+def _use_spans(named: str, matches) -> tuple[str, ...]:
+    """In a long, rambling question ("looking at a space on Commerce Ave for a daycare center. the old
+    table I found ..."), the words around those that matched the best row's label: what names the use.
+    Every other word of a long question pulls its meaning away from any row."""
+    words = named.split()
+    if not matches or len(words) <= LONG_PHRASE:
+        return ()
+    label = set(words_of(matches[0].row)) - STOP
+    anchors = [i for i, word in enumerate(words) if set(words_of(word)) & label]
+    if not anchors:
+        return ()
+    span = words[max(0, anchors[0] - SPAN_CONTEXT): anchors[-1] + SPAN_CONTEXT + 1]
+    return (" ".join(span),) if len(span) < len(words) else ()
 
 
 def use_phrase(phrase: str) -> str:

@@ -513,3 +513,14 @@ def test_a_long_sections_parts_are_all_quoted_from(assistant):
     assert whole.text == "Driveways shall be paved.\nThe gate shall be set back thirty feet."
     single = with_fields(first, parts=1)
     assert built._whole_section(Hit(rank=1, score=1.0, chunk=single, mode="hybrid")).text == single.text
+
+
+def test_a_long_question_is_also_compared_by_the_words_around_its_use():
+    from assistant.permits import RowMatch
+    from assistant.service import _use_spans
+
+    match = [RowMatch("2-4", "Child day care center", 1.0)]
+    long = "looking space old table found online says need use permit daycare center still true"
+    assert _use_spans(long, match) == ("permit daycare center still true",)
+    assert _use_spans("daycare center ok", match) == ()  # a short question is its own span
+    assert _use_spans(long, []) == ()  # no row named by words: nothing to anchor on
