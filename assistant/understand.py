@@ -64,12 +64,25 @@ def _normalize(question: str, known: set[str]) -> str:
     fixed = []
     for word in words:
         if len(word) >= 5 and word.isalpha() and word not in known and not _plural_of_known(word, known):
-            close = difflib.get_close_matches(word, known, n=1, cutoff=0.85)
+            close = _closest_known(word, known)
             # An inflection of a known word ("remove" / "removed") is a word, not a typo.
             if close and not (close[0].startswith(word) or word.startswith(close[0])):
                 word = close[0]
         fixed.append(word)
     return " ".join(fixed)
+
+
+TYPO_CUTOFF = 0.85
+
+
+def _closest_known(word: str, known: frozenset[str]) -> list[str]:
+    """difflib's closest known word at the cutoff. rapidfuzz first keeps the words whose Indel
+    similarity 2*LCS/(a+b) reaches the cutoff: difflib's ratio counts at most the longest common
+    subsequence, so no word it would accept is dropped, and difflib then decides as before."""
+    from rapidfuzz import fuzz, process
+
+    found = process.extract(word, known, scorer=fuzz.ratio, score_cutoff=100 * TYPO_CUTOFF - 1e-6, limit=None)
+    return difflib.get_close_matches(word, [candidate for candidate, _, _ in found], n=1, cutoff=TYPO_CUTOFF)
 
 
 def _corrected(question: str, normalized: str) -> str:

@@ -524,3 +524,13 @@ def test_a_long_question_is_also_compared_by_the_words_around_its_use():
     assert _use_spans(long, match) == ("permit daycare center still true",)
     assert _use_spans("daycare center ok", match) == ()  # a short question is its own span
     assert _use_spans(long, []) == ()  # no row named by words: nothing to anchor on
+
+
+@pytest.mark.parametrize("word", ["aplication", "commision", "histroic", "bookeeping", "zzzzzz", "variance"])
+def test_typo_correction_finds_what_difflib_alone_finds(word):
+    import difflib
+
+    from assistant.understand import _closest_known, known_words_of
+
+    known = known_words_of(load_vocabulary(), ["application", "commission", "historic", "bookkeeping", "variances"])
+    assert _closest_known(word, known) == difflib.get_close_matches(word, known, n=1, cutoff=0.85)
