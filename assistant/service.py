@@ -223,7 +223,9 @@ class Assistant:
         defined = self._defined_quantity(query, asks)
         if defined is not None:
             return defined
-        return compose.abstain(query, self._nearest(query), corpus=self.corpus)
+        # Nothing the vocabulary knows was named: the passages still answer, if the calibrated
+        # confidence trusts them; a keyword list does not decide what the code covers.
+        return self._passages(query)
 
     def _defined_quantity(self, query: Query, asks: str) -> Answer | None:
         """"How big can a microdistillery get?": a question that names nothing but a term the code

@@ -534,3 +534,10 @@ def test_typo_correction_finds_what_difflib_alone_finds(word):
 
     known = known_words_of(load_vocabulary(), ["application", "commission", "historic", "bookkeeping", "variances"])
     assert _closest_known(word, known) == difflib.get_close_matches(word, known, n=1, cutoff=0.85)
+
+
+def test_a_question_naming_nothing_the_vocabulary_knows_is_still_searched(assistant):
+    """No topic, district or use was recognised: the passages answer (the calibrated confidence,
+    not a keyword list, decides whether the answer is given)."""
+    answer = assistant.ask("woonerf speed limit")
+    assert answer.route == "passage" and "17.36.100" in {c.section for c in answer.citations}
