@@ -171,19 +171,23 @@ class Assistant:
         titled = self._section_by_title(query)
         if titled is not None:
             return titled
+        asks = answer_type.detect(query.text)
+        quoted = _quoted(query.text)
+        if quoted and asks in ("definition", "other", "yes_no"):
+            # "is a thrift store an 'antique or collectible store'?": the term put in quotes is the
+            # one asked about, and the code's definition of it answers (what it includes, excludes).
+            definition = definitions.lookup(self.definitions, quoted)
+            if definition is not None:
+                return self._definition_answer(query, definition)
         permit = self._permit(query)
         if permit is not None:
             return permit
-        asks = answer_type.detect(query.text)
         if asks in ("definition", "other", "yes_no") and (
                 "definition" in query.topics or not (query.topics or query.districts or query.land_use)):
             # "are e-scooters micromobility?": a defined term alone can carry the question.
             definition = definitions.lookup(self.definitions, query.text)
             if definition is not None:
-                found = compose.definition_answer(query, definition, self.corpus)
-                term = [w for w in words_of(definition.term) if w not in STOP]
-                quoted = definition.term.lower() in " ".join(re.findall(r"['‘“\"]([^'’”\"]+)['’”\"]", query.text.lower()))
-                return replace(found, signals={"term_words": float(len(term)), "term_quoted": float(quoted)})
+                return self._definition_answer(query, definition)
         if asks == "who":
             # "who makes the call on ...": a question that asks who decides is asking Table 6-1;
             # "who is the director?" asks for a person, whom the code does not name (it names roles).
@@ -236,9 +240,12 @@ class Assistant:
         definition = definitions.lookup(self.definitions, query.corrected or query.text)
         if definition is None or not answer_type.present(asks, definition.text):
             return None
+        return self._definition_answer(query, definition)
+
+    def _definition_answer(self, query: Query, definition) -> Answer:
         found = compose.definition_answer(query, definition, self.corpus)
         term = [w for w in words_of(definition.term) if w not in STOP]
-        quoted = definition.term.lower() in " ".join(re.findall(r"['‘“\"]([^'’”\"]+)['’”\"]", query.text.lower()))
+        quoted = definition.term.lower() in _quoted(query.text).lower()
         return replace(found, signals={"term_words": float(len(term)), "term_quoted": float(quoted)})
 
     def _section_by_title(self, query: Query) -> Answer | None:
@@ -834,6 +841,15 @@ def _rezoned_to(line: str, apn: str, vocabulary) -> str | None:
     if match is None or vocabulary.district(match.group(1).upper()) is None:
         return None
     return match.group(1).upper()
+
+
+QUOTED = re.compile(r"['‘“\"]([^'’”\"]+)['’”\"]")
+
+
+def _quoted(text: str) -> str:
+    """The words a question puts in quotes ("is that 'demolition'?"), joined; "" when none.
+    An apostrophe inside a word ("what's", "can't") opens no quote."""
+    return " ".join(QUOTED.findall(re.sub(r"(?<=[A-Za-z])['’](?=[A-Za-z])", "", text)))
 
 
 def _one_per_table(matches, best, every_table: bool = False):

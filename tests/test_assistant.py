@@ -541,3 +541,16 @@ def test_a_question_naming_nothing_the_vocabulary_knows_is_still_searched(assist
     not a keyword list, decides whether the answer is given)."""
     answer = assistant.ask("woonerf speed limit")
     assert answer.route == "passage" and "17.36.100" in {c.section for c in answer.citations}
+
+
+def test_a_term_put_in_quotes_is_answered_by_its_definition(assistant):
+    answer = assistant.ask("if we gut the inside of our shop but leave the walls, is that 'demolition' per the code?")
+    assert answer.route == "definition" and "whether interior or exterior" in answer.answer
+
+
+@pytest.mark.parametrize("text,quoted", [("is that 'demolition'?", "demolition"), ("what's a \u201ctower\u201d", "tower"),
+                                         ("can't I build one?", ""), ("the owner's lot", "")])
+def test_quoted_words_are_found_and_apostrophes_open_no_quote(text, quoted):
+    from assistant.service import _quoted
+
+    assert _quoted(text) == quoted
