@@ -55,6 +55,7 @@ SECTION_CUE_WORDS = frozenset(words_of("which what where section sections chapte
                                        "regulations regulation standards find look say says govern governs"))
 FINDER_FLOOR = 0.3  # browsing rows ("tattoo" -> Personal services) may show nearer misses than an answer may
 MEANING_SWITCH = 0.08  # a word-matched row this much less close in meaning than the nearest row gives way to it
+MEANING_TIE = 0.005  # two rows this close in meaning are not told apart by it (they share their nearest name)
 MEANING_NEAR = 0.05  # rows this close to the nearest are one family ("Adult day care - 7 to 14 clients", ...)
 WORD_TIE = 0.25  # word-match scores this close to the best are a tie that meaning breaks
 
@@ -446,6 +447,8 @@ class Assistant:
         if found is None:
             return None
         found, doubt = self._with_rivals(query, found, rivals, districts)
+        if doubt and meant.get("by_meaning") and meant.get("meaning_margin", 1.0) < MEANING_TIE:
+            return None  # no word named the row, its meaning ties with another row's, and their cells differ
         return replace(found, signals={**signals, "cell_readable": _readable(found.lookups), "districts_covered": covered,
                                        "row_doubt": doubt})
 

@@ -554,3 +554,14 @@ def test_quoted_words_are_found_and_apostrophes_open_no_quote(text, quoted):
     from assistant.service import _quoted
 
     assert _quoted(text) == quoted
+
+
+@pytest.mark.slow
+def test_a_row_found_only_by_a_meaning_it_shares_with_a_row_of_other_cells_gives_no_table_answer():
+    """'cottage court' is as near to Accessory dwelling unit as to Junior accessory dwelling unit
+    (they share their everyday names), and in NM one is P and the other not allowed: no cell answers."""
+    from assistant.service import load_assistant
+
+    built = load_assistant(calibrated=False)  # the real encoder: the tie is one of meaning
+    answer = built.ask("cottage court in NM - allowed? what permit")
+    assert not any(cell["row"] == "Accessory dwelling unit" for cell in answer.lookups)
