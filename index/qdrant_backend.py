@@ -129,6 +129,9 @@ class QdrantBackend:
         self.collection = collection or str(settings.value("qdrant_collection"))
         self.k1, self.b = k1, b
         self.client = _client(self.where)
+        # local mode locks its folder: no other writer, so the corpora it holds are known here
+        self.local = not self.where.startswith(("http://", "https://"))
+        self._held: frozenset[str] | None = None
 
     # -- writing -------------------------------------------------------------------------------
     def _ensure(self, dim: int) -> None:
@@ -167,14 +170,35 @@ class QdrantBackend:
 
     def _set_record(self, corpus: str, record: dict[str, Any]) -> None:
         self.client.update_collection(self.collection, metadata={f"corpus:{corpus}": record})
+        self._held = None
+
+    def _metadata(self) -> dict[str, Any]:
+        if not self.client.collection_exists(self.collection):
+            return {}
+        return dict(self.client.get_collection(self.collection).config.metadata or {})
+
+    def corpora(self) -> frozenset[str]:
+        """The corpora the collection holds chunks of."""
+        return frozenset(k.removeprefix("corpus:") for k, v in self._metadata().items()
+                         if k.startswith("corpus:") and (v or {}).get("chunks"))
+
+    def _idf_scope(self, corpus: str, flt):
+        """IDF over ``corpus`` only. Skipped in local mode when the collection holds no other corpus:
+        the collection-wide statistics are then the corpus's, and local mode computes a scope by
+        checking every point's payload on every query."""
+        from qdrant_client import models
+
+        if self.local:
+            if self._held is None:
+                self._held = self.corpora()
+            if self._held <= {corpus}:
+                return None
+        return models.SearchParams(idf=models.IdfCorpusParams(corpus=flt))
 
     def record(self, corpus: str) -> dict[str, Any]:
         """What the collection says about ``corpus``: ``avgdl``, ``key`` (the index it was loaded
         from; "" once a document was added or removed), ``chunks``. {} when it holds none."""
-        if not self.client.collection_exists(self.collection):
-            return {}
-        metadata = self.client.get_collection(self.collection).config.metadata or {}
-        return dict(metadata.get(f"corpus:{corpus}") or {})
+        return dict(self._metadata().get(f"corpus:{corpus}") or {})
 
     def build(self, corpus: str, entries: Sequence[Entry], key: str = "") -> None:
         if not entries:
@@ -231,25 +255,26 @@ class QdrantBackend:
             ids, values = query_sparse(tokens)
             sparse = models.QueryRequest(
                 query=models.SparseVector(indices=ids, values=values), using=SPARSE, filter=flt, limit=n,
-                params=models.SearchParams(idf=models.IdfCorpusParams(corpus=flt)), with_payload=["chunk_id"])
+                params=self._idf_scope(corpus, flt), with_payload=["chunk_id"])
         dense = None if vector is None else models.QueryRequest(
             query=np.asarray(vector, dtype=np.float32).reshape(-1).tolist(), using=DENSE, filter=flt, limit=n,
             with_payload=["chunk_id"])
         return sparse, dense
 
     def _run(self, requests: list) -> list[Ranked]:
-        responses = self.client.query_batch_points(self.collection, requests=requests) if requests else []
+        if not requests:
+            return []
+        try:
+            responses = self.client.query_batch_points(self.collection, requests=requests)
+        except ValueError as e:  # local mode's "Collection ... not found"; a server's is an HTTP error
+            raise BackendError("qdrant", f"{self.where}: {e}") from None
         return [[(p.payload["chunk_id"], float(p.score)) for p in r.points] for r in responses]
 
     def bm25(self, corpus: str, tokens: Sequence[str], n: int) -> Ranked:
-        if not self.count(corpus):
-            return []
         sparse, _ = self._requests(corpus, tokens, None, n)
         return _matching(self._run([sparse])[0]) if sparse else []
 
     def dense(self, corpus: str, vector: np.ndarray, n: int) -> Ranked:
-        if not self.count(corpus):
-            return []
         _, dense = self._requests(corpus, None, vector, n)
         return by_score_then_id(self._run([dense])[0])
 
@@ -259,15 +284,14 @@ class QdrantBackend:
         nothing and ties are ordered here (score, then id)."""
         from qdrant_client import models
 
-        if not self.count(corpus):
-            return Fused([], [], [])
         sparse, dense = self._requests(corpus, tokens, vector, fetch)
         prefetch = [models.Prefetch(query=r.query, using=r.using, filter=r.filter, params=r.params, limit=fetch,
                                     score_threshold=_MATCHING if r is sparse else None)
                     for r in (sparse, dense) if r is not None]
         # Qdrant's RRF scores 1 / (k + position), positions from 0; ours 1 / (k + rank), ranks from 1
+        # the prefetches filter by corpus: filtering their union again would cost a pass in local mode
         fused_request = models.QueryRequest(prefetch=prefetch, query=models.RrfQuery(rrf=models.Rrf(k=RRF_K + 1)),
-                                            filter=_filter(corpus), limit=2 * fetch, with_payload=["chunk_id"])
+                                            limit=2 * fetch, with_payload=["chunk_id"])
         plain = [r for r in (sparse, dense) if r is not None]
         results = self._run(plain + [fused_request])
         lexical = _matching(results[0]) if sparse is not None else []
