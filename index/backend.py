@@ -19,20 +19,20 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
-from .types import Chunk
+from .types import Chunk, IndexStoreError
 
 BACKENDS = ("builtin", "qdrant")
 
 Ranked = list[tuple[str, float]]  # (chunk id, score), best first
 
 
-class BackendError(Exception):
-    """A backend cannot be chosen, reached or used; the message names the backend (and its location)."""
+class BackendError(IndexStoreError):
+    """A backend cannot be chosen, reached or used; the message names the backend (and its location).
+    An IndexStoreError, so every entry point that reports an unusable index reports it in one line."""
 
     def __init__(self, backend: str, reason: str):
-        super().__init__(f"index backend {backend!r}: {reason}")
+        super().__init__(f"index backend {backend!r}", reason)
         self.backend = backend
-        self.reason = reason
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import hashlib
 import threading
 import uuid
@@ -77,12 +78,13 @@ def point_id(corpus: str, chunk_id: str) -> str:
 
 # -- the client ----------------------------------------------------------------------------------
 def location(url: str | None = None, path: str | Path | None = None) -> str:
-    """Where the backend's data is: ``url`` (else ``$COTATI_QDRANT_URL``), else the local-mode folder
-    ``path`` (else ``$COTATI_QDRANT_PATH``, else ``var/qdrant``)."""
+    """Where the backend's data is: the server ``url`` or local-mode folder ``path`` given, else
+    ``$COTATI_QDRANT_URL``, else the folder ``$COTATI_QDRANT_PATH``, else ``var/qdrant``."""
     import settings
 
-    url = url or str(settings.value("qdrant_url") or "")
-    return url if url else str(Path(path).expanduser() if path else settings.default_qdrant_path())
+    if url or path:
+        return str(url or Path(path).expanduser())
+    return str(settings.value("qdrant_url") or settings.default_qdrant_path())
 
 
 def _client(where: str):
@@ -116,6 +118,25 @@ def _close_all() -> None:
     for client in clients:
         with contextlib.suppress(Exception):
             client.close()
+
+
+def _engine_errors(method):
+    """Re-raise what the client raises (a server not reachable, an HTTP error, local mode's missing
+    collection) as one BackendError naming where the data is."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        from qdrant_client.http.exceptions import ApiException
+
+        try:
+            return method(self, *args, **kwargs)
+        except BackendError:
+            raise
+        except (ApiException, OSError, ValueError, RuntimeError) as e:
+            first = (str(e).strip().splitlines() or [""])[0][:200]
+            raise BackendError("qdrant", f"{self.where}: {type(e).__name__}: {first}") from e
+
+    return wrapper
 
 
 class QdrantBackend:
@@ -177,6 +198,7 @@ class QdrantBackend:
             return {}
         return dict(self.client.get_collection(self.collection).config.metadata or {})
 
+    @_engine_errors
     def corpora(self) -> frozenset[str]:
         """The corpora the collection holds chunks of."""
         return frozenset(k.removeprefix("corpus:") for k, v in self._metadata().items()
@@ -195,11 +217,13 @@ class QdrantBackend:
                 return None
         return models.SearchParams(idf=models.IdfCorpusParams(corpus=flt))
 
+    @_engine_errors
     def record(self, corpus: str) -> dict[str, Any]:
         """What the collection says about ``corpus``: ``avgdl``, ``key`` (the index it was loaded
         from; "" once a document was added or removed), ``chunks``. {} when it holds none."""
         return dict(self._metadata().get(f"corpus:{corpus}") or {})
 
+    @_engine_errors
     def build(self, corpus: str, entries: Sequence[Entry], key: str = "") -> None:
         if not entries:
             raise BackendError("qdrant", f"corpus {corpus!r}: nothing to build")
@@ -209,6 +233,7 @@ class QdrantBackend:
         self._upsert(corpus, list(entries), avgdl)
         self._set_record(corpus, {"avgdl": avgdl, "key": key, "chunks": len(entries)})
 
+    @_engine_errors
     def add(self, corpus: str, entries: Sequence[Entry]) -> None:
         """Chunks added keep the corpus's average length from its build (re-weighting every chunk
         on each addition would not scale); a rebuild brings it up to date."""
@@ -218,6 +243,7 @@ class QdrantBackend:
         self._upsert(corpus, list(entries), float(rec["avgdl"]))
         self._set_record(corpus, {**rec, "key": "", "chunks": self.count(corpus)})
 
+    @_engine_errors
     def remove(self, corpus: str, document: str) -> int:
         rec = self.record(corpus)
         if not rec:
@@ -234,11 +260,13 @@ class QdrantBackend:
             self.client.delete(self.collection, points_selector=models.FilterSelector(filter=_filter(corpus, document)),
                                wait=True)
 
+    @_engine_errors
     def count(self, corpus: str, document: str | None = None) -> int:
         if not self.client.collection_exists(self.collection):
             return 0
         return self.client.count(self.collection, count_filter=_filter(corpus, document), exact=True).count
 
+    @_engine_errors
     def holds(self, corpus: str, key: str) -> bool:
         """Does the collection hold exactly the index ``key`` for ``corpus``?"""
         rec = self.record(corpus)
@@ -264,20 +292,20 @@ class QdrantBackend:
     def _run(self, requests: list) -> list[Ranked]:
         if not requests:
             return []
-        try:
-            responses = self.client.query_batch_points(self.collection, requests=requests)
-        except ValueError as e:  # local mode's "Collection ... not found"; a server's is an HTTP error
-            raise BackendError("qdrant", f"{self.where}: {e}") from None
+        responses = self.client.query_batch_points(self.collection, requests=requests)
         return [[(p.payload["chunk_id"], float(p.score)) for p in r.points] for r in responses]
 
+    @_engine_errors
     def bm25(self, corpus: str, tokens: Sequence[str], n: int) -> Ranked:
         sparse, _ = self._requests(corpus, tokens, None, n)
         return _matching(self._run([sparse])[0]) if sparse else []
 
+    @_engine_errors
     def dense(self, corpus: str, vector: np.ndarray, n: int) -> Ranked:
         _, dense = self._requests(corpus, None, vector, n)
         return by_score_then_id(self._run([dense])[0])
 
+    @_engine_errors
     def hybrid(self, corpus: str, tokens: Sequence[str], vector: np.ndarray, fetch: int) -> Fused:
         """One round trip: the two plain searches (their ranks go into each Hit) and the engine's
         fusion of the same two as prefetches, asked for every candidate so the engine's limit cuts

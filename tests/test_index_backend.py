@@ -180,6 +180,7 @@ def test_searcher_on_qdrant_gives_the_same_hits(tmp_path, monkeypatch, searcher,
     from index import open_index
 
     monkeypatch.setenv("COTATI_QDRANT_PATH", str(tmp_path / "qdrant"))
+    monkeypatch.delenv("COTATI_QDRANT_URL", raising=False)
     q = open_index(searcher.path, model=FAKE_MODEL, corpus=corpus(), backend="qdrant", corpus_name="test")
     assert q.backend.name == "qdrant" and q.backend.holds("test", q.index_key)
     for query in QUERIES + ("17.44.065", "Table 3-7", "what does 17.44.065 say about towers"):
@@ -215,3 +216,29 @@ def test_cli_build_and_search_on_qdrant_with_no_server(tmp_path):
     builtin = run("search", "cell tower setback", "--json", "-k", "5")
     qdrant = run("search", "cell tower setback", "--json", "-k", "5", "--backend", "qdrant")
     assert [h["chunk"] for h in json.loads(qdrant.stdout)] == [h["chunk"] for h in json.loads(builtin.stdout)]
+
+
+def test_an_unreachable_server_is_one_line(tmp_path):
+    env = dict(os.environ, COTATI_INDEX_DIR=str(tmp_path / "index"), COTATI_EMBED_MODEL=FAKE_MODEL,
+               COTATI_QDRANT_URL="http://127.0.0.1:9")  # the discard port: nothing listens
+    r = subprocess.run([sys.executable, "-m", "index", "search", "fence", "--backend", "qdrant"], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr.strip().splitlines()[-1].startswith("error: index backend 'qdrant': http://127.0.0.1:9: ")
+    assert "Traceback" not in r.stderr
+
+
+@pytest.mark.skipif(not os.environ.get("COTATI_QDRANT_URL"), reason="no Qdrant server given (COTATI_QDRANT_URL)")
+def test_a_server_ranks_like_local_mode(searcher, entries, tmp_path):
+    """Runs only where a server is reachable: the same code against it, in a collection of its own."""
+    server = QdrantBackend(collection=f"cotati_test_{os.getpid()}")
+    local = QdrantBackend(path=tmp_path / "qdrant", collection="test_code")
+    try:
+        server.build("cotati", entries)
+        local.build("cotati", entries)
+        for q in QUERIES:
+            assert _ids(server.bm25("cotati", _tokens(q), 10)) == _ids(local.bm25("cotati", _tokens(q), 10))
+            assert _ids(server.dense("cotati", _vector(searcher, q), 5)) == _ids(local.dense("cotati", _vector(searcher, q), 5))
+    finally:
+        server.client.delete_collection(server.collection)
+        local.close()

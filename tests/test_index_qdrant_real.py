@@ -70,6 +70,7 @@ def _answers(questions, backend, qdrant_dir):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("COTATI_INDEX_BACKEND", backend)  # the setting the assistant's open_index reads
         mp.setenv("COTATI_QDRANT_PATH", str(qdrant_dir))
+        mp.delenv("COTATI_QDRANT_URL", raising=False)  # local mode, here as in CI
         assistant = load_assistant()
         searcher = assistant.searcher
         assert searcher.backend.name == backend
