@@ -60,8 +60,9 @@ class Fused:
 class Backend(Protocol):
     name: str
 
-    def build(self, corpus: str, entries: Sequence[Entry]) -> None:
-        """Replace everything held for ``corpus`` by ``entries``."""
+    def build(self, corpus: str, entries: Sequence[Entry], key: str = "") -> None:
+        """Replace everything held for ``corpus`` by ``entries``; ``key`` names the index they come
+        from, for a backend that outlives the process to tell whether it holds it."""
 
     def add(self, corpus: str, entries: Sequence[Entry]) -> None:
         """Add (or replace, by id) chunks of ``corpus``."""

@@ -56,7 +56,8 @@ class BuiltinBackend:
         tokens = tuple(tuple(t) for t in tokens)
         self._corpora[corpus] = _Corpus(tuple(ids), tuple(documents), tokens, BM25Index(tokens, k1=self.k1, b=self.b), loader)
 
-    def build(self, corpus: str, entries: Sequence[Entry]) -> None:
+    def build(self, corpus: str, entries: Sequence[Entry], key: str = "") -> None:
+        """``key`` is not kept: this backend lives only as long as the process."""
         ordered = sorted(entries, key=lambda e: e.id)
         matrix = np.asarray([e.vector for e in ordered], dtype=np.float32).reshape(len(ordered), -1)
         index = dense.build_faiss(matrix)

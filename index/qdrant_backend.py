@@ -38,6 +38,7 @@ BATCH = 512  # points per upsert: bounded requests to a server, few writes in lo
 _NAMESPACE = uuid.UUID("6f1c9a4e-2b1d-4c55-9a55-0c07a7a1c0de")  # point ids: uuid5(corpus/chunk id)
 _CLIENTS: dict[str, Any] = {}
 _LOCK = threading.Lock()
+_LOCAL_CALLS = threading.RLock()  # re-entrant: a method may call another
 
 
 # -- pure functions: term ids and BM25 weights ---------------------------------------------------
@@ -122,14 +123,16 @@ def _close_all() -> None:
 
 def _engine_errors(method):
     """Re-raise what the client raises (a server not reachable, an HTTP error, local mode's missing
-    collection) as one BackendError naming where the data is."""
+    collection) as one BackendError naming where the data is. Local mode is plain Python objects,
+    not made for threads (the app answers several questions at once): one call at a time."""
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         from qdrant_client.http.exceptions import ApiException
 
         try:
-            return method(self, *args, **kwargs)
+            with _LOCAL_CALLS if self.local else contextlib.nullcontext():
+                return method(self, *args, **kwargs)
         except BackendError:
             raise
         except (ApiException, OSError, ValueError, RuntimeError) as e:
@@ -169,9 +172,10 @@ class QdrantBackend:
             vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.DOT)},
             sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
         )
-        if self.where.startswith(("http://", "https://")):  # a server filters by keyword index; local mode has none
-            for field in ("corpus", "document"):
-                self.client.create_payload_index(self.collection, field, models.PayloadSchemaType.KEYWORD)
+        if not self.local:  # a server filters by keyword index (local mode has none); `corpus` is the tenant
+            self.client.create_payload_index(self.collection, "corpus", models.KeywordIndexParams(
+                type=models.KeywordIndexType.KEYWORD, is_tenant=True))
+            self.client.create_payload_index(self.collection, "document", models.PayloadSchemaType.KEYWORD)
 
     def _upsert(self, corpus: str, entries: Sequence[Entry], avgdl: float) -> None:
         from qdrant_client import models

@@ -79,8 +79,8 @@ class Searcher:
     def use_backend(self, backend: Backend, corpus: str) -> None:
         """Rank with ``backend``'s copy of ``corpus`` (loaded from this folder unless it holds this
         index already)."""
-        holds = getattr(backend, "holds", None)
-        if holds is not None and not holds(corpus, self.index_key):
+        holds = getattr(backend, "holds", None)  # only a backend that outlives the process can hold it already
+        if holds is None or not holds(corpus, self.index_key):
             backend.build(corpus, self.entries(), key=self.index_key)
         self.backend, self.corpus = backend, corpus
 
