@@ -73,6 +73,16 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("query_jit", "COTATI_QUERY_JIT", True, bool, "traced single-question forward pass; `0` turns it off"),
     Setting("query_encoder", "COTATI_QUERY_ENCODER", "onnx", str, "what embeds a question: `onnx` (the index's "
             "exported model, no torch at answer time) or `torch` (sentence-transformers)"),
+    Setting("index_backend", "COTATI_INDEX_BACKEND", "builtin", str, "retrieval engine (`--backend`): `builtin` "
+            "(rank-bm25 + FAISS in this process) or `qdrant` (needs the `qdrant` extra)"),
+    Setting("qdrant_url", "COTATI_QDRANT_URL", "", str, "Qdrant server or cluster the `qdrant` backend uses; "
+            "unset: qdrant-client's local mode on disk, no server"),
+    Setting("qdrant_path", "COTATI_QDRANT_PATH", None, Path, "the local mode's folder when `COTATI_QDRANT_URL` is "
+            "unset; default var/qdrant"),
+    Setting("qdrant_collection", "COTATI_QDRANT_COLLECTION", "municipal_code", str, "the Qdrant collection; one "
+            "collection holds every corpus (city), told apart by its `corpus` payload field"),
+    Setting("corpus_name", "COTATI_CORPUS_NAME", "", str, "the corpus's name in a shared collection (its `corpus` "
+            "field); default: the corpus folder's name (cotati)"),
 )
 BY_NAME = {setting.name: setting for setting in SETTINGS}
 _TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
@@ -138,6 +148,11 @@ class Settings:
     batch_threads: int
     query_jit: bool
     query_encoder: str
+    index_backend: str
+    qdrant_url: str
+    qdrant_path: Path | None
+    qdrant_collection: str
+    corpus_name: str
 
     @property
     def hosts(self) -> tuple[str, ...]:
@@ -162,6 +177,10 @@ def default_hosts(host: str) -> tuple[str, ...]:
 
 def default_index_dir() -> Path:
     return value("index_dir") or _var_dir() / "index"
+
+
+def default_qdrant_path() -> Path:
+    return value("qdrant_path") or _var_dir() / "qdrant"
 
 
 OUR_LOGGERS = ("webapp", "assistant", "index", "ingest")

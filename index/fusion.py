@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Hashable, Sequence, TypeVar
+from typing import Hashable, Iterable, Sequence, TypeVar
 
 RRF_K = 60
 
@@ -25,5 +25,11 @@ def rrf(ranked_lists: Sequence[Sequence[Id]], k: int = RRF_K) -> list[tuple[Id, 
                 continue
             seen.add(item)
             scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
-    # rounding keeps float summation order (3+ lists) from deciding what is really a tie
-    return sorted(scores.items(), key=lambda p: (-round(p[1], 12), p[0]))
+    return fused_order(scores.items())
+
+
+def fused_order(scored: Iterable[tuple[Id, float]]) -> list[tuple[Id, float]]:
+    """Fused scores best first, ties by id ascending: ``rrf``'s order, also applied to an engine's own
+    fusion so both rank alike. Rounding keeps float summation order (3+ lists) from deciding what is
+    really a tie."""
+    return sorted(scored, key=lambda p: (-round(p[1], 12), p[0]))

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from . import dense, store
-from .bm25 import BM25Index
+from .backend import Backend, Entry, backend_name
+from .builtin_backend import BuiltinBackend
 from .corpus import CorpusLike, as_corpus, corpus_hash, source_fingerprint
-from .fusion import RRF_K, rrf
 from .query import MAX_QUERY_CHARS, Ref, clean_query, refs_in
 from .tokenize import tokenize
 from .types import MODES, Chunk, Hit, IndexBuildError, IndexStoreError, Progress, QueryError
@@ -28,11 +28,14 @@ RECENT_VECTORS = 32  # query vectors kept: enough for the searches of one answer
 FETCH_MIN = 50  # candidates taken from each list before fusion (or 5 * k if larger)
 DIRECT_PER_REF = 3  # chunks promoted per named section/table: enough to show it, not to flood
 MAX_K = 1000
+BUILTIN_CORPUS = "default"  # the builtin backend holds one folder's corpus under this name
 
 
 class Searcher:
     """A loaded index. Thread-safe for searching; the encoder is loaded on first dense use
-    (or by ``warm()``) and shared by every Searcher in the process."""
+    (or by ``warm()``) and shared by every Searcher in the process. The engine that ranks is a
+    backend (``backend``): the builtin one over this folder's files unless another is attached
+    with ``use_backend``."""
 
     def __init__(self, path: Path, stored: store.Stored, model: str | None, load_seconds: float):
         self.path = path
@@ -41,8 +44,14 @@ class Searcher:
         self.model = dense.model_setting(model)
         self.load_seconds = load_seconds  # reading and checking the stored index (no model)
         self.embed_query_ms: float | None = None  # time of the most recent query embedding
-        self._bm25 = BM25Index(stored.tokens, k1=self.manifest["settings"]["bm25"]["k1"], b=self.manifest["settings"]["bm25"]["b"])
-        self._faiss_index = stored.faiss  # read on first dense use when None (no faiss import before)
+        self._tokens = stored.tokens
+        self.corpus = BUILTIN_CORPUS
+        builtin = BuiltinBackend(k1=self.manifest["settings"]["bm25"]["k1"], b=self.manifest["settings"]["bm25"]["b"])
+        # the FAISS file is read on first dense use when not loaded yet (no faiss import before)
+        builtin.attach(self.corpus, [c.id for c in self.chunks], [c.document for c in self.chunks], stored.tokens,
+                       lambda: stored.faiss if stored.faiss is not None else store.load_faiss(path, self.manifest))
+        self._builtin = builtin
+        self.backend: Backend = builtin
         self._encoder: dense.Encoder | None = None
         self._lock = threading.Lock()
         self._recent: dict[str, np.ndarray] = {}  # query text -> vector, the last few (insertion order)
@@ -54,14 +63,28 @@ class Searcher:
             for t in c.tables:
                 self._by_table.setdefault(t, []).append(row)
 
-    # -- model ---------------------------------------------------------------------------------
+    # -- backend -------------------------------------------------------------------------------
     @property
-    def _faiss(self):
-        with self._lock:
-            if self._faiss_index is None:
-                self._faiss_index = store.load_faiss(self.path, self.manifest)
-            return self._faiss_index
+    def index_key(self) -> str:
+        """What this folder's index is: its settings key and corpus hash (a backend loaded from it
+        records this, and is reloaded when it differs)."""
+        return f"{self.manifest['key']}:{self.manifest['corpus']['hash']}"
 
+    def entries(self) -> list[Entry]:
+        """Every chunk with its tokens and stored vector, as a backend is built from."""
+        vectors = dense.faiss_vectors(self._builtin.faiss_of(BUILTIN_CORPUS))
+        return [Entry(c.id, c.document, tuple(t), vectors[row], c)
+                for row, (c, t) in enumerate(zip(self.chunks, self._tokens))]
+
+    def use_backend(self, backend: Backend, corpus: str) -> None:
+        """Rank with ``backend``'s copy of ``corpus`` (loaded from this folder unless it holds this
+        index already)."""
+        holds = getattr(backend, "holds", None)  # only a backend that outlives the process can hold it already
+        if holds is None or not holds(corpus, self.index_key):
+            backend.build(corpus, self.entries(), key=self.index_key)
+        self.backend, self.corpus = backend, corpus
+
+    # -- model ---------------------------------------------------------------------------------
     @property
     def encoder(self) -> dense.Encoder:
         """The query encoder (``dense.query_encoder``): its identity is known at once, the model
@@ -132,23 +155,25 @@ class Searcher:
         if not tokens and not refs:
             return []
         if mode == "bm25":
-            return self._plain(self._bm25.top(tokens, k), "bm25")
+            return self._plain(self.backend.bm25(self.corpus, tokens, k), "bm25")
         if mode == "dense":
-            return self._plain(dense.faiss_top(self._faiss, self.query_vector(text), k), "dense")
+            return self._plain(self.backend.dense(self.corpus, self.query_vector(text), k), "dense")
         return self._hybrid(text, tokens, refs, k)
 
-    def _plain(self, ranked: list[tuple[int, float]], mode: str) -> list[Hit]:
+    def _rows(self, ranked: list[tuple[str, float]]) -> list[tuple[int, float]]:
+        return [(self._by_id[chunk_id], score) for chunk_id, score in ranked]
+
+    def _plain(self, ranked: list[tuple[str, float]], mode: str) -> list[Hit]:
         hits = []
-        for rank, (row, score) in enumerate(ranked, 1):
+        for rank, (row, score) in enumerate(self._rows(ranked), 1):
             comp = {"bm25_rank": rank, "bm25_score": score} if mode == "bm25" else {"dense_rank": rank, "dense_score": score}
             hits.append(Hit(rank=rank, score=score, chunk=self.chunks[row], mode=mode, **comp))
         return hits
 
     def _hybrid(self, text: str, tokens: list[str], refs: tuple[Ref, ...], k: int) -> list[Hit]:
         fetch = max(FETCH_MIN, 5 * k)
-        lexical = self._bm25.top(tokens, fetch)
-        semantic = dense.faiss_top(self._faiss, self.query_vector(text), fetch)
-        fused = rrf([[r for r, _ in lexical], [r for r, _ in semantic]], k=RRF_K)
+        found = self.backend.hybrid(self.corpus, tokens, self.query_vector(text), fetch)
+        lexical, semantic, fused = self._rows(found.bm25), self._rows(found.dense), self._rows(found.fused)
         b_rank = {r: (i, s) for i, (r, s) in enumerate(lexical, 1)}
         d_rank = {r: (i, s) for i, (r, s) in enumerate(semantic, 1)}
         fused_score = dict(fused)
@@ -213,6 +238,8 @@ def open_index(
     progress: Progress | None = None,
     model: str | None = None,
     corpus: CorpusLike | None = None,
+    backend: str | None = None,
+    corpus_name: str | None = None,
 ) -> Searcher:
     """Open the index at ``index_dir`` (default: ``$COTATI_INDEX_DIR`` or ``var/index``).
 
@@ -220,7 +247,36 @@ def open_index(
     and corpus (``corpus`` if given, else a fingerprint of the default corpus and ingest code).
     A missing, stale or damaged index is rebuilt when ``build_if_missing`` is true, otherwise
     ``IndexStoreError`` says why it cannot be used. Never embeds anything when the index is fresh.
+
+    ``backend`` (else ``$COTATI_INDEX_BACKEND``): ``builtin`` ranks with this folder's files;
+    ``qdrant`` with the corpus ``corpus_name`` (``default_corpus_name``) of the Qdrant collection,
+    loaded from this folder when it does not hold this index yet.
     """
+    chosen = backend_name(backend)
+    searcher = _open(index_dir, build_if_missing=build_if_missing, progress=progress, model=model, corpus=corpus)
+    if chosen == "qdrant":
+        from .qdrant_backend import QdrantBackend
+
+        searcher.use_backend(QdrantBackend(), default_corpus_name(corpus_name))
+    return searcher
+
+
+def default_corpus_name(name: str | None = None) -> str:
+    """A corpus's name in a shared collection: ``name``, else ``$COTATI_CORPUS_NAME``, else the name of
+    the corpus folder (``cotati`` for the bundled one)."""
+    import settings
+
+    return str(name or settings.value("corpus_name") or Path(settings.value("corpus_dir") or "corpus/cotati").name)
+
+
+def _open(
+    index_dir: str | os.PathLike[str] | None,
+    *,
+    build_if_missing: bool,
+    progress: Progress | None,
+    model: str | None,
+    corpus: CorpusLike | None,
+) -> Searcher:
     t0 = time.perf_counter()
     path = store.resolve_index_dir(index_dir)
     spec = dense.model_setting(model)
@@ -259,8 +315,38 @@ def build(
     progress: Progress | None = None,
     model: str | None = None,
     corpus: CorpusLike | None = None,
+    backend: str | None = None,
+    corpus_name: str | None = None,
 ) -> dict[str, Any]:
-    """Build (or rebuild) the index unconditionally; returns the manifest."""
+    """Build (or rebuild) the index unconditionally; returns the manifest. With the ``qdrant``
+    backend the corpus is then (re)loaded into the collection from the folder just built."""
+    chosen = backend_name(backend)
+    manifest = _build(index_dir, progress=progress, model=model, corpus=corpus)
+    if chosen == "qdrant":
+        from .qdrant_backend import QdrantBackend
+
+        searcher = Searcher(store.resolve_index_dir(index_dir), _stored(index_dir, manifest), model, 0.0)
+        name = default_corpus_name(corpus_name)
+        qdrant = QdrantBackend()
+        if progress:
+            progress("qdrant", 0, 1)
+        qdrant.build(name, searcher.entries(), key=searcher.index_key)
+        if progress:
+            progress("qdrant", 1, 1)
+    return manifest
+
+
+def _stored(index_dir: str | os.PathLike[str] | None, manifest: dict[str, Any]) -> store.Stored:
+    return store.load_files(store.resolve_index_dir(index_dir), manifest, dense_index=False)
+
+
+def _build(
+    index_dir: str | os.PathLike[str] | None,
+    *,
+    progress: Progress | None,
+    model: str | None,
+    corpus: CorpusLike | None,
+) -> dict[str, Any]:
     path = store.resolve_index_dir(index_dir)
     spec = dense.model_setting(model)
     given = as_corpus(corpus) if corpus is not None else None
