@@ -72,17 +72,26 @@ def _list_after(lines: list[str], number: int) -> list[str]:
 def lookup(definitions: list[Definition], question: str) -> Definition | None:
     """The definition whose whole term the question names; the longest term, then the newest text."""
     asked = {word for word in words_of(question) if word not in STOP and word not in CUE_WORDS}
-    quoted = set(words_of(" ".join(re.findall(r"['‘“\"]([^'’”\"]+)['’”\"]", question))))
+    quoted_words = set(words_of(quoted(question)))
     best = None
     for definition in definitions:
         term = {word for word in words_of(definition.term) if word not in STOP}
         if not term or not term <= asked:
             continue
         # A term the question puts in quotes is the one asked about ("when is a pole a 'tower'").
-        key = (term <= quoted, len(term), definition.section.date, definition.section.document)
+        key = (term <= quoted_words, len(term), definition.section.date, definition.section.document)
         if best is None or key > best[0]:
             best = (key, definition)
     return best[1] if best else None
+
+
+QUOTED = re.compile(r"['‘“\"]([^'’”\"]+)['’”\"]")
+
+
+def quoted(text: str) -> str:
+    """The words a question puts in quotes ("is that 'demolition'?"), joined; "" when none.
+    An apostrophe inside a word ("what's", "can't") opens no quote."""
+    return " ".join(QUOTED.findall(re.sub(r"(?<=[A-Za-z])['’](?=[A-Za-z])", "", text)))
 
 
 def _clip(text: str) -> str:

@@ -10,7 +10,7 @@ Word matching finds rows whose label the question says; this finds the row a que
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from .permits import STOP, words_of
@@ -47,21 +47,20 @@ def defined_terms(definitions) -> dict[frozenset[str], str]:
     return defined
 
 
-def everyday_words(row: str, synonyms) -> list[str]:
+def everyday_words(row: str, synonyms: Iterable[tuple[str, str]]) -> list[str]:
     """The everyday words of the vocabulary that point to ``row`` (their target is its label, or part).
-    ``synonyms``: phrase -> label, or (phrase, label) pairs (``Vocabulary.everyday_pairs``)."""
+    ``synonyms``: (phrase, label) pairs, ``Vocabulary.everyday_pairs``."""
     label = _label_words(row)
-    pairs = synonyms.items() if isinstance(synonyms, dict) else synonyms
-    return sorted({phrase for phrase, target in pairs if target and _label_words(target) and _label_words(target) <= label})
+    return sorted({phrase for phrase, target in synonyms if target and _label_words(target) and _label_words(target) <= label})
 
 
-def row_names(row: str, defined: dict[frozenset[str], str], synonyms) -> list[str]:
+def row_names(row: str, defined: dict[frozenset[str], str], synonyms: Iterable[tuple[str, str]]) -> list[str]:
     """The short names of a row: its label, each everyday word that points to it, and each example
     its definition lists (17.90.020: a check cashing store is a restricted personal service)."""
     return [row, *everyday_words(row, synonyms), *definition_examples(defined.get(_label_words(row), ""))]
 
 
-def row_descriptions(tables, definitions, synonyms) -> list[tuple[str, str, str]]:
+def row_descriptions(tables, definitions, synonyms: Iterable[tuple[str, str]]) -> list[tuple[str, str, str]]:
     """(table, row, description) for every permit row, in table order."""
     defined = defined_terms(definitions)
     out = []
@@ -86,7 +85,8 @@ def definition_examples(definition: str) -> list[str]:
     return [item.strip().rstrip(".") for item in EXAMPLE_ITEM.findall(found.group("items")) if item.strip()]
 
 
-def row_phrases(descriptions: list[tuple[str, str, str]], definitions, synonyms) -> list[tuple[int, str]]:
+def row_phrases(descriptions: list[tuple[str, str, str]], definitions,
+                synonyms: Iterable[tuple[str, str]]) -> list[tuple[int, str]]:
     """(description index, text) of the short names of each row (``row_names``). A short question
     ("restaurant") is nearest to a name, not to a long description; a row is as near as the nearest
     of its texts."""

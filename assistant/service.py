@@ -173,7 +173,7 @@ class Assistant:
         if titled is not None:
             return titled
         asks = answer_type.detect(query.text)
-        quoted = _quoted(query.text)
+        quoted = definitions.quoted(query.text)
         if quoted and asks in ("definition", "other", "yes_no"):
             # "is a thrift store an 'antique or collectible store'?": the term put in quotes is the
             # one asked about, and the code's definition of it answers (what it includes, excludes).
@@ -246,7 +246,7 @@ class Assistant:
     def _definition_answer(self, query: Query, definition) -> Answer:
         found = compose.definition_answer(query, definition, self.corpus)
         term = [w for w in words_of(definition.term) if w not in STOP]
-        quoted = definition.term.lower() in _quoted(query.text).lower()
+        quoted = definition.term.lower() in definitions.quoted(query.text).lower()
         return replace(found, signals={"term_words": float(len(term)), "term_quoted": float(quoted)})
 
     def _section_by_title(self, query: Query) -> Answer | None:
@@ -844,15 +844,6 @@ def _rezoned_to(line: str, apn: str, vocabulary) -> str | None:
     if match is None or vocabulary.district(match.group(1).upper()) is None:
         return None
     return match.group(1).upper()
-
-
-QUOTED = re.compile(r"['‘“\"]([^'’”\"]+)['’”\"]")
-
-
-def _quoted(text: str) -> str:
-    """The words a question puts in quotes ("is that 'demolition'?"), joined; "" when none.
-    An apostrophe inside a word ("what's", "can't") opens no quote."""
-    return " ".join(QUOTED.findall(re.sub(r"(?<=[A-Za-z])['’](?=[A-Za-z])", "", text)))
 
 
 def _one_per_table(matches, best, every_table: bool = False):

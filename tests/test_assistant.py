@@ -551,9 +551,9 @@ def test_a_term_put_in_quotes_is_answered_by_its_definition(assistant):
 @pytest.mark.parametrize("text,quoted", [("is that 'demolition'?", "demolition"), ("what's a \u201ctower\u201d", "tower"),
                                          ("can't I build one?", ""), ("the owner's lot", "")])
 def test_quoted_words_are_found_and_apostrophes_open_no_quote(text, quoted):
-    from assistant.service import _quoted
+    from assistant.definitions import quoted as quoted_words
 
-    assert _quoted(text) == quoted
+    assert quoted_words(text) == quoted
 
 
 @pytest.mark.slow
