@@ -160,7 +160,7 @@ def _run(args: argparse.Namespace) -> int:
             modes=modes,
             progress=progress,
         )
-        summaries[name] = score.summarize(results, modes=modes)
+        summaries[name] = score.summarize(results, modes=modes, sealed=name == "test")
         if not args.no_baselines and not args.no_answers:
             baseline_figures[name] = {
                 label: _compact(score.summarize(run.run(questions, ask=fn), modes=()))

@@ -30,6 +30,17 @@ class GoldError(InputError):
 
 
 @dataclass(frozen=True)
+class GoldPart:
+    """One part of a multi-part question; ``answerable`` is false when the code does not answer it."""
+
+    question: str
+    answerable: bool
+    expected_facts: tuple[str, ...] = ()
+    contradicting_facts: tuple[str, ...] = ()
+    expected_sections: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class GoldItem:
     id: str
     question: str
@@ -48,6 +59,8 @@ class GoldItem:
     expected_value: str | None = None
     expected_cells: tuple[tuple[str, str], ...] = ()  # district_list items: (column, value) of the whole row
     group: str | None = None  # paraphrase group: three wordings of one question share it
+    parts: tuple["GoldPart", ...] = ()  # a question that asks several things: each part, in order
+    style: str | None = None  # how it is asked (resident, staff_memo, long_story, unit_conversion, ...)
 
     @property
     def expected_first_line(self) -> str:
@@ -99,6 +112,28 @@ def _cells(obj: dict[str, Any], where: str) -> tuple[tuple[str, str], ...]:
     return tuple(value.items())
 
 
+def _parts(obj: dict[str, Any], where: str) -> tuple[GoldPart, ...]:
+    value = obj.get("parts")
+    if value is None:
+        return ()
+    if not isinstance(value, list) or len(value) < 2 or not all(isinstance(p, dict) for p in value):
+        raise GoldError(f"{where}: field 'parts' must be a list of two or more objects")
+    parts = []
+    for n, part in enumerate(value, 1):
+        here = f"{where} part {n}"
+        answerable = part.get("answerable")
+        if not isinstance(answerable, bool):
+            raise GoldError(f"{here}: field 'answerable' must be true or false")
+        facts = _strings(part, "expected_facts", here, required=False)
+        if answerable and not facts:
+            raise GoldError(f"{here}: an answerable part needs at least one expected fact")
+        parts.append(GoldPart(
+            question=_string(part, "question", here), answerable=answerable, expected_facts=facts,
+            contradicting_facts=_strings(part, "contradicting_facts", here, required=False),
+            expected_sections=_strings(part, "expected_sections", here, required=False)))
+    return tuple(parts)
+
+
 def parse_item(obj: Any, where: str, line: int = 0) -> GoldItem:
     if not isinstance(obj, dict):
         raise GoldError(f"{where}: not a JSON object")
@@ -125,6 +160,8 @@ def parse_item(obj: Any, where: str, line: int = 0) -> GoldItem:
         expected_value=_optional_string(obj, "expected_value", where),
         expected_cells=_cells(obj, where),
         group=_optional_string(obj, "group", where),
+        parts=_parts(obj, where),
+        style=_optional_string(obj, "style", where),
     )
     if not abstain and not item.expected_facts:
         raise GoldError(f"{where}: an answerable item needs at least one expected fact")

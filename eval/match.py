@@ -36,6 +36,40 @@ def normalize(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+# Spelling variants read alike for every item (general English and the corpus's own abbreviations),
+# so gold facts stay in plain English: "E. Cotati Ave." states "East Cotati Avenue", "42 in."
+# states "42 inches", "twelve feet" states "12 feet", "half-mile" states "half mile".
+_ABBREVIATIONS = (
+    (re.compile(r"\be\.(?=\s)"), "east"), (re.compile(r"\bw\.(?=\s)"), "west"),
+    (re.compile(r"\bave\b\.?"), "avenue"), (re.compile(r"\bblvd\b\.?"), "boulevard"),
+    (re.compile(r"\bhwy\b\.?"), "highway"), (re.compile(r"\bst\.(?=\s|$)"), "street"),
+    (re.compile(r"\bsq\.?\s*ft\b\.?"), "square feet"), (re.compile(r"\bft\b\.?"), "feet"),
+    (re.compile(r"(?<=\d)\s*in\.(?=\s|$|[;,)])"), " inches"), (re.compile(r"(?<=\d)\s*%"), " percent"),
+    (re.compile(r"\bhrs?\b\.?"), "hours"), (re.compile(r"\bone-half\b|\bone half\b"), "half"),
+)
+_WORD_HYPHEN = re.compile(r"(?<=[a-z])-(?=[a-z])")
+_NUMBER_WORD = re.compile(
+    r"\b(?:(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[ -](one|two|three|four|five|six|seven|eight|nine))?"
+    r"|(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    r"seventeen|eighteen|nineteen))\b(?![ -](?:hundred|thousand)\b)")
+
+
+def _number_value(m: re.Match[str]) -> str:
+    if m.group(3):
+        return str(_ONES.index(m.group(3)))
+    return str(_TENS.index(m.group(1)) * 10 + (_ONES.index(m.group(2)) if m.group(2) else 0))
+
+
+def canonical(text: str) -> str:
+    """``normalize`` plus the spelling variants every item reads alike: abbreviations written out,
+    hyphens between words read as spaces, whole-number words as digits."""
+    text = normalize(text)
+    for pattern, full in _ABBREVIATIONS:
+        text = pattern.sub(full, text)
+    text = _NUMBER_WORD.sub(_number_value, _WORD_HYPHEN.sub(" ", text))
+    return " ".join(text.split())
+
+
 def first_line(text: str) -> str:
     return text.strip().split("\n", 1)[0]
 
@@ -94,43 +128,49 @@ def _edge(fact: str, pattern: str) -> str:
     return start + pattern + end
 
 
+def _joinable(text: str) -> str:
+    """``text`` as a regex whose spaces between words may also be written joined ("half mile"
+    states "halfmile", "pawn shop" states "pawnshop")."""
+    return r"[ ]?".join(re.escape(part) for part in text.split(" ")) if text.strip() else re.escape(text)
+
+
 def fact_pattern(fact: str) -> re.Pattern[str]:
     """The regex that finds ``fact`` in normalized text (see the module docstring)."""
-    fact = normalize(fact)
+    fact = canonical(fact)
     if _SECTION_ID.match(fact):  # a chapter or section id also names its subsections
         return re.compile(r"(?<![\w.])" + re.escape(fact) + r"(?!\d)")
     m = _LEADING_NUMBER.match(fact)
     if not m:
-        return re.compile(_edge(fact, re.escape(fact)))
+        return re.compile(_edge(fact, _joinable(fact)))
     rest = fact[m.end():]
     number = re.escape(m.group(0))
     # a number is not part of a longer number: no digit, "1,1" or "1.5" around it
     digits = r"(?<![\w.,])(?<!\d[.,])" + number + r"(?![.,]?\d)"
-    options = [digits + re.escape(rest)]
+    options = [digits + _joinable(rest)]
     if "," in m.group(1):  # "10,000" is also written "10000"
-        options.append(r"(?<![\w.,])" + re.escape(m.group(0).replace(",", "")) + r"(?![.,]?\d)" + re.escape(rest))
+        options.append(r"(?<![\w.,])" + re.escape(m.group(0).replace(",", "")) + r"(?![.,]?\d)" + _joinable(rest))
     elif len(m.group(1)) > 3 and not m.group(1).startswith("0"):  # and "5000" is also written "5,000"
         grouped = f"{int(m.group(1)):,}" + (m.group(2) or "")
-        options.append(r"(?<![\w.,])" + re.escape(grouped) + r"(?![.,]?\d)" + re.escape(rest))
+        options.append(r"(?<![\w.,])" + re.escape(grouped) + r"(?![.,]?\d)" + _joinable(rest))
     if not m.group(2):
         value = int(m.group(1).replace(",", ""))
-        options += [r"(?<![\w-])" + re.escape(w) + re.escape(rest) for w in number_words(value)]
+        options += [r"(?<![\w-])" + re.escape(w) + _joinable(rest) for w in number_words(value)]
     end = r"(?:e?s)?(?![\w])" if re.search(r"[a-z]{2}$", fact) else r"(?![\w])" if re.search(r"\w$", fact) else ""
     return re.compile("(?:" + "|".join(options) + ")" + end)
 
 
 def has_fact(text: str, fact: str) -> bool:
-    return fact_pattern(fact).search(normalize(text)) is not None
+    return fact_pattern(fact).search(canonical(text)) is not None
 
 
 def missing_facts(text: str, facts: Iterable[str]) -> list[str]:
     """The expected facts not stated in ``text`` (whole words, numbers as numbers)."""
-    hay = normalize(text)
+    hay = canonical(text)
     return [f for f in facts if not fact_pattern(f).search(hay)]
 
 
 def found_facts(text: str, facts: Iterable[str]) -> list[str]:
-    hay = normalize(text)
+    hay = canonical(text)
     return [f for f in facts if fact_pattern(f).search(hay)]
 
 

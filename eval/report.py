@@ -34,10 +34,21 @@ def _sets(s: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {name: s.get(name, s) for name in names}
 
 
+def interval_text(interval: Any) -> str:
+    """`` [low-high]`` for a 95% interval, or "" when there is none."""
+    if not interval:
+        return ""
+    return f" [{interval[0]:.3f}-{interval[1]:.3f}]"
+
+
 def _count_text(c: dict[str, Any], key: str, share: str) -> str:
     if c.get(share) is None:
         return "n/a"
-    return f"{fmt(c[share])} ({c[key]}/{c['questions']})"
+    return f"{fmt(c[share])}{interval_text((c.get('intervals') or {}).get(share))} ({c[key]}/{c['questions']})"
+
+
+def _rate(c: dict[str, Any], key: str) -> str:
+    return fmt(c.get(key)) + interval_text((c.get("intervals") or {}).get(key))
 
 
 def _latency_text(lat: dict[str, Any]) -> str:
@@ -61,11 +72,11 @@ def _headline_rows(c: dict[str, Any]) -> list[tuple[str, str]]:
         ("accuracy", _count_text(c, "correct", "accuracy")),
         ("wrong-answer rate", _count_text(c, "wrong", "wrong_rate")),
         ("abstained (answerable)", "n/a" if c.get("abstained") is None else str(c["abstained"])),
-        ("accuracy when answering", fmt(c.get("answered_accuracy"))),
-        ("abstention precision", fmt(c["abstention_precision"])),
-        ("abstention recall", fmt(c["abstention_recall"])),
-        ("citation precision", fmt(c["citation_precision"])),
-        ("citation recall", fmt(c["citation_recall"])),
+        ("accuracy when answering", _rate(c, "answered_accuracy")),
+        ("abstention precision", _rate(c, "abstention_precision")),
+        ("abstention recall", _rate(c, "abstention_recall")),
+        ("citation precision", _rate(c, "citation_precision")),
+        ("citation recall", _rate(c, "citation_recall")),
         ("paraphrase consistency", _paraphrase_text(c)),
         ("AURC (lower is better)", fmt(c.get("aurc"))),
         (f"coverage at risk <= {fmt(curve.get('risk_target'), 2)}", fmt(curve.get("coverage_at_risk"))),
@@ -106,13 +117,21 @@ def format_table(s: dict[str, Any]) -> str:
                 lines.append(f"{mode:<20}{fmt(c['recall@5'][mode]):>10}{fmt(c['mrr@10'][mode]):>10}")
     for name, c in sets.items():
         cw = max([len("category")] + [len(k) for k in c["by_category"]]) + 2
-        lines += ["", f"{name + ' by category':<{cw + 6}}{'n':>5}{'right':>7}{'wrong':>7}{'abst':>6}{'accuracy':>10}"]
-        for cat, g in c["by_category"].items():
-            lines.append(
-                f"{cat:<{cw + 6}}{g['questions']:>5}{fmt(g['correct']):>7}{fmt(g['wrong']):>7}{fmt(g['abstained']):>6}{fmt(g['accuracy']):>10}"
-            )
+        for title, groups in (("by category", c["by_category"]), ("by style", c.get("by_style") or {})):
+            if not groups:
+                continue
+            lines += ["", f"{name + ' ' + title:<{cw + 6}}{'n':>5}{'right':>7}{'wrong':>7}{'abst':>6}{'accuracy':>10}  95% interval"]
+            for cat, g in groups.items():
+                lines.append(
+                    f"{cat:<{cw + 6}}{g['questions']:>5}{fmt(g['correct']):>7}{fmt(g['wrong']):>7}{fmt(g['abstained']):>6}"
+                    f"{fmt(g['accuracy']):>10}{interval_text((g.get('intervals') or {}).get('accuracy'))}"
+                )
     if any(c.get("answers") for c in sets.values()):
-        lines += ["", "misses: " + ", ".join(f"{n} {len(c['misses'])}" for n, c in sets.items()) + " (listed in the report)"]
+        listed = [n for n, c in sets.items() if not c.get("sealed")]
+        sealed = [n for n, c in sets.items() if c.get("sealed")]
+        lines += ["", "misses: " + ", ".join(f"{n} {len(sets[n]['misses'])}" for n in listed)
+                  + (" (listed in the report)" if listed else "")
+                  + ("; " if listed and sealed else "") + ", ".join(f"{n} sealed (aggregate only)" for n in sealed)]
     return "\n".join(lines) + "\n"
 
 
@@ -176,12 +195,17 @@ def render_markdown(
                 "|---|---|---|---|---|---|---|---|"]
         for cat, g in c["by_category"].items():
             out.append(
-                f"| {cat} | {g['questions']} | {fmt(g['correct'])} | {fmt(g['wrong'])} | {fmt(g['abstained'])} | {fmt(g['accuracy'])} | "
+                f"| {cat} | {g['questions']} | {fmt(g['correct'])} | {fmt(g['wrong'])} | {fmt(g['abstained'])} | "
+                f"{fmt(g['accuracy'])}{interval_text((g.get('intervals') or {}).get('accuracy'))} | "
                 f"{fmt(g['citation_recall'])} | {fmt(g['recall@5']['hybrid'])} |"
             )
         out.append("")
+    out += _reliability_markdown(sets)
     for name, c in sets.items():
         out += [f"## Misses ({name})", ""]
+        if c.get("sealed"):
+            out += ["Sealed set: read in aggregate only; its items and misses are not listed.", ""]
+            continue
         if not c.get("answers"):
             out += ["Answers were not collected in this run.", ""]
             continue
@@ -202,6 +226,23 @@ def render_markdown(
                 )
             out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _reliability_markdown(sets: dict[str, dict[str, Any]]) -> list[str]:
+    """The reliability table: how often answers in each confidence band were right."""
+    out: list[str] = []
+    for name, c in sets.items():
+        if not c.get("reliability"):
+            continue
+        out += [f"## Reliability ({name})", "", "Answers by the confidence they were given; a band whose accuracy sits "
+                "below its mean confidence is over-confident.", "",
+                "| confidence | answers | right | wrong | mean confidence | accuracy [95% interval] |", "|---|---|---|---|---|---|"]
+        for band in c["reliability"]:
+            low, high = band["band"]
+            out.append(f"| {low:.2f}-{high:.2f} | {band['answers']} | {band['right']} | {band['wrong']} | "
+                       f"{fmt(band['mean_confidence'])} | {fmt(band['accuracy'])}{interval_text(band['interval'])} |")
+        out.append("")
+    return out
 
 
 # -- charts --------------------------------------------------------------------------------------

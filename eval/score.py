@@ -74,7 +74,8 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from . import cells, match
+from . import cells, match, statement
+from .intervals import wilson
 from .gold import GoldItem
 from .records import MODES, AnswerView, ItemResult
 
@@ -84,6 +85,7 @@ SEARCH_K = max(RECALL_K, MRR_K)  # hits fetched per query
 
 
 RIGHT, WRONG, ABSTAINED = "right", "wrong", "abstained"
+SECTION_LOOKUP = "section_lookup"  # asks for a section: its quoted text is the answer
 TABLE_CATEGORIES = frozenset({"permit_table", "amended_cell", "standards", "district_list"})
 PERMIT_TABLES = frozenset({"2-2", "2-3", "2-4", "2-2 cannabis"})
 PERMIT_SECTION = "17.22.020"
@@ -128,43 +130,88 @@ def expected_code(item: GoldItem) -> str | None:
     return match.code_from_facts(item.expected_facts)
 
 
+@dataclass(frozen=True)
+class _Need:
+    """What one part of the question needs stated: its facts, the facts that contradict it, and
+    whether the code answers it at all."""
+
+    facts: tuple[str, ...]
+    contradicting: tuple[str, ...]
+    answerable: bool = True
+
+
+def _needs(item: GoldItem) -> list[_Need]:
+    if item.parts:
+        return [_Need(p.expected_facts, p.contradicting_facts, p.answerable) for p in item.parts]
+    return [_Need(item.expected_facts, item.contradicting_facts)]
+
+
+def _paired(needs: Sequence[_Need], parts: Sequence[statement.Part]) -> list[tuple[_Need, statement.Part]]:
+    """Each need with the answer part that answers it: part by part when the answer has as many
+    parts as the question, else every need against the whole answer (declined if any part is)."""
+    if len(parts) == len(needs) and len(needs) > 1:
+        return list(zip(needs, parts))
+    whole = statement.Part(tuple(line for p in parts for line in p.lines), all(p.answered for p in parts))
+    return [(need, whole) for need in needs]
+
+
+def _judge_need(need: _Need, part: statement.Part, item: GoldItem) -> tuple[list[str], list[str]]:
+    """(problems that make the answer wrong, facts missing) for one need."""
+    if not need.answerable:
+        return [], []
+    said, claim = statement.asked_statement(part, item.row, item.column)
+    found = match.found_facts(claim, need.contradicting)
+    wrong = ["contradicts: " + ", ".join(repr(f) for f in found)] if found else []
+    return wrong, missing_facts(said, need.facts)
+
+
+def _table_problem(item: GoldItem, answer: AnswerView, code: str | None) -> str:
+    if item.category not in TABLE_CATEGORIES or item.table is None:
+        return ""
+    if item.expected_cells and item.row:
+        return cells.row_problem(answer.lookups, table=item.table, row=item.row, cells=item.expected_cells,
+                                 sections=item.expected_sections)
+    if item.row or item.column:
+        return cells.cell_problem(answer.lookups, table=item.table, row=item.row, column=item.column,
+                                  value=item.expected_value or code, document=item.expected_document,
+                                  sections=item.expected_sections)
+    return ""
+
+
+def _citation_problem(item: GoldItem, answer: AnswerView) -> str:
+    expected = set(_unique(item.expected_sections)) | {s for p in item.parts for s in p.expected_sections}
+    if not expected or expected & set(_unique(answer.cited_sections)):
+        return ""
+    return "cites none of " + ", ".join(sorted(expected))
+
+
 def judge_answer(item: GoldItem, answer: AnswerView) -> Judgement:
+    """Right, wrong or abstained (the module docstring is the contract)."""
     if item.abstain:
         return Judgement(RIGHT, "") if answer.abstained else Judgement(WRONG, "answered instead of abstaining")
     if answer.abstained:
         return Judgement(ABSTAINED, "abstained")
-    reasons = []
-    missing = missing_facts(match.statements(answer.text), item.expected_facts)
-    if missing:
-        reasons.append("missing " + ", ".join(repr(f) for f in missing))
-    found = contradictions(answer.text, item.contradicting_facts)
-    if found:
-        reasons.append("first line contradicts: " + ", ".join(repr(f) for f in found))
+    wrong: list[str] = []
+    missing: list[str] = []
+    declined = False
+    parts = statement.parts_of(answer.text, quotes_state=item.category == SECTION_LOOKUP)
+    for need, part in _paired(_needs(item), parts):
+        problems, absent = _judge_need(need, part, item)
+        wrong += problems
+        missing += absent
+        declined |= need.answerable and not part.answered
     code = expected_code(item)
     if code is not None:
-        problem = match.meaning_problem(first_line(answer.text), code)
-        if problem:
-            reasons.append(problem)
-    if item.category in TABLE_CATEGORIES and item.table is not None:
-        if item.expected_cells and item.row:
-            problem = cells.row_problem(
-                answer.lookups, table=item.table, row=item.row, cells=item.expected_cells, sections=item.expected_sections
-            )
-        elif item.row or item.column:
-            problem = cells.cell_problem(
-                answer.lookups,
-                table=item.table,
-                row=item.row,
-                column=item.column,
-                value=item.expected_value or code,
-                document=item.expected_document,
-                sections=item.expected_sections,
-            )
-        else:
-            problem = ""
-        if problem:
-            reasons.append(problem)
-    return Judgement(WRONG, "; ".join(reasons)) if reasons else Judgement(RIGHT, "")
+        wrong.append(match.meaning_problem(first_line(answer.text), code))
+    wrong += [_table_problem(item, answer, code), _citation_problem(item, answer)]
+    wrong = [w for w in wrong if w]
+    if wrong:
+        return Judgement(WRONG, "; ".join((["missing " + ", ".join(map(repr, missing))] if missing else []) + wrong))
+    if declined:  # a part the question needs was not answered: partly declined, not right
+        return Judgement(ABSTAINED, "a part was not answered" + ("; missing " + ", ".join(map(repr, missing)) if missing else ""))
+    if missing:
+        return Judgement(WRONG, "missing " + ", ".join(repr(f) for f in missing))
+    return Judgement(RIGHT, "")
 
 
 # -- citations -----------------------------------------------------------------------------------
@@ -178,6 +225,23 @@ def _unique(seq: Iterable[str]) -> list[str]:
         if s and s not in out:
             out.append(s)
     return out
+
+
+def citation_counts(pairs: Iterable[CitationPair], precision: bool) -> tuple[int, int]:
+    """(hits, total) behind ``citation_precision`` (``precision``) or ``citation_recall``."""
+    good = total = 0
+    for cited, expected in pairs:
+        if not expected:
+            continue
+        exp = set(_unique(expected))
+        c = _unique(cited)
+        if precision:
+            total += len(c)
+            good += sum(1 for s in c if s in exp)
+        else:
+            total += 1
+            good += any(s in exp for s in c)
+    return good, total
 
 
 def citation_precision(pairs: Iterable[CitationPair]) -> float | None:
@@ -352,15 +416,23 @@ def _group_metrics(results: Sequence[ItemResult], judgements: Sequence[Judgement
     else:
         counts = _outcomes(judgements)
         cites = [(r.answer.cited_sections, r.item.expected_sections) for r in results if r.answer is not None]
+        n = len(results)
         out.update(
             correct=counts[RIGHT],
             wrong=counts[WRONG],
             abstained=counts[ABSTAINED],
-            accuracy=ratio(counts[RIGHT], len(results)),
-            wrong_rate=ratio(counts[WRONG], len(results)),
+            accuracy=ratio(counts[RIGHT], n),
+            wrong_rate=ratio(counts[WRONG], n),
             citation_precision=citation_precision(cites),
             citation_recall=citation_recall(cites),
         )
+        out["intervals"] = {
+            "accuracy": wilson(counts[RIGHT], n),
+            "wrong_rate": wilson(counts[WRONG], n),
+            "citation_precision": wilson(*citation_counts(cites, precision=True)),
+            "citation_recall": wilson(*citation_counts(cites, precision=False)),
+        }
+
     out["answer_accuracy"] = out["accuracy"]  # the name earlier reports used
     answerable = [r for r in results if not r.item.abstain]
     for name, fn, k in (("recall@5", recall_at_k, RECALL_K), ("mrr@10", mrr_at_k, MRR_K)):
@@ -368,10 +440,52 @@ def _group_metrics(results: Sequence[ItemResult], judgements: Sequence[Judgement
             mode: (fn([(r.retrieved[mode], r.item.expected_sections) for r in answerable], k) if mode in modes else None)
             for mode in MODES
         }
+    out.setdefault("intervals", {})["recall@5"] = {
+        mode: (wilson(round(out["recall@5"][mode] * len(answerable)), len(answerable))
+               if out["recall@5"][mode] is not None else None) for mode in MODES}
     return out
 
 
-def summarize(results: Sequence[ItemResult], modes: Sequence[str] = MODES) -> dict[str, object]:
+RELIABILITY_BANDS = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0)  # confidence bands of the reliability table
+
+
+def reliability(results: Sequence[ItemResult], judgements: Sequence[Judgement]) -> list[dict[str, object]]:
+    """How often answers in each confidence band are right: band, answers, right, wrong, mean
+    confidence, accuracy and its 95% interval (answers only; declines are not in any band)."""
+    rows = []
+    for low, high in zip(RELIABILITY_BANDS, RELIABILITY_BANDS[1:]):
+        inside = [(confidence_of(r.answer), j) for r, j in zip(results, judgements)  # type: ignore[arg-type]
+                  if not r.answer.abstained and (low <= confidence_of(r.answer) < high  # type: ignore[union-attr]
+                                                 or (high == 1.0 and confidence_of(r.answer) == 1.0))]  # type: ignore[arg-type]
+        right = sum(j.correct for _, j in inside)
+        rows.append({
+            "band": [low, high], "answers": len(inside), "right": right,
+            "wrong": sum(j.outcome == WRONG for _, j in inside),
+            "mean_confidence": ratio(sum(c for c, _ in inside), len(inside)),
+            "accuracy": ratio(right, len(inside)), "interval": wilson(right, len(inside)),
+        })
+    return rows
+
+
+def _set_intervals(counts: dict[str, int] | None, answered: tuple[int, int], para: dict[str, object],
+                   curve: dict[str, object], n: int) -> dict[str, object]:
+    """95% intervals of the set-level rates that ``_group_metrics`` does not already carry."""
+    if counts is None:
+        return {}
+    tp, fp, fn, tn = counts["tp"], counts["fp"], counts["fn"], counts["tn"]
+    groups = int(para["groups"])  # type: ignore[arg-type]
+    return {
+        "answered_accuracy": wilson(*answered),
+        "abstention_precision": wilson(tp, tp + fp),
+        "abstention_recall": wilson(tp, tp + fn),
+        "abstention_accuracy": wilson(tp + tn, tp + fp + fn + tn),
+        "paraphrase_consistency": wilson(round((para["all_right"] or 0) * groups), groups),  # type: ignore[operator]
+        "paraphrase_agree": wilson(round((para["agree"] or 0) * groups), groups),  # type: ignore[operator]
+        "coverage_at_risk": wilson(round((curve["coverage_at_risk"] or 0) * n), n),  # type: ignore[operator]
+    }
+
+
+def summarize(results: Sequence[ItemResult], modes: Sequence[str] = MODES, sealed: bool = False) -> dict[str, object]:
     """The metrics of one question set (``python -m eval --json`` holds one per set).
 
     ``modes``: the retrieval modes that were run (every answerable result must carry a ranking
@@ -397,7 +511,9 @@ def summarize(results: Sequence[ItemResult], modes: Sequence[str] = MODES) -> di
         answered_right = sum(j.correct for _, j in answered_results)
         para = paraphrase_consistency(results, judgements)
         curve = risk_coverage(results, judgements)
+        bands = reliability(results, judgements)
     else:
+        bands = []
         counts, abst, answered_n, answered_right = None, {"precision": None, "recall": None, "accuracy": None}, 0, 0
         para = {"groups": 0, "all_right": None, "agree": None}
         curve = {"points": [], "aurc": None, "coverage_at_risk": None, "risk_target": RISK_TARGET, "confidence_source": None}
@@ -433,8 +549,23 @@ def summarize(results: Sequence[ItemResult], modes: Sequence[str] = MODES) -> di
         "mrr@10": overall["mrr@10"],
         "latency_ms": latency(results),
         "by_category": by_category,
-        "misses": misses(results, judgements) if judgements is not None else [],
+        "by_style": _by_style(results, judgements, modes),
+        "intervals": {**overall.get("intervals", {}),  # type: ignore[dict-item]
+                      **_set_intervals(counts, (answered_right, answered_n), para, curve, len(results))},
+        "reliability": bands,
+        # A sealed set (test) is read in aggregate only: no item, id or miss leaves the scorer.
+        "sealed": sealed,
+        "misses": misses(results, judgements) if judgements is not None and not sealed else [],
     }
+
+
+def _by_style(results: Sequence[ItemResult], judgements: Sequence[Judgement] | None, modes: Sequence[str]) -> dict[str, object]:
+    """The set's figures by how questions are asked (items that carry a ``style``)."""
+    out: dict[str, object] = {}
+    for style in dict.fromkeys(r.item.style for r in results if r.item.style):
+        idx = [i for i, r in enumerate(results) if r.item.style == style]
+        out[style] = _group_metrics([results[i] for i in idx], [judgements[i] for i in idx] if judgements is not None else None, modes)  # type: ignore[arg-type]
+    return out
 
 
 def compare(sets: dict[str, dict[str, object]]) -> dict[str, object]:

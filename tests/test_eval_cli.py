@@ -221,7 +221,8 @@ def test_saved_answers_for_the_test_set(files):
     assert s["sets"] == ["test"] and "dev" not in s and s["baselines"] == {} and s["beats_baselines"] == {}
     assert s["test"]["accuracy"] == pytest.approx(2 / 3) and s["test"]["wrong_rate"] == pytest.approx(1 / 3)
     assert s["test"]["paraphrase"] == {"groups": 1, "all_right": 0.0, "agree": 0.0}
-    assert [m["id"] for m in s["test"]["misses"]] == ["t002"]
+    # the test set is sealed: its figures are aggregates, no item or miss is listed
+    assert s["test"]["sealed"] is True and s["test"]["misses"] == [] and s["test"]["wrong"] == 1
 
 
 def test_score_subcommand(files):
@@ -238,7 +239,8 @@ def test_score_subcommand_prints_a_table_without_json(files):
     proc = cli("score", "--answers", files.test_answers, "--gold", files.test, "--set", "test")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[0].split() == ["test"]
-    assert "wrong-answer rate" in proc.stdout and "0.333 (1/3)" in proc.stdout
+    assert "wrong-answer rate" in proc.stdout and "0.333 [0.061-0.792] (1/3)" in proc.stdout
+    assert "test sealed (aggregate only)" in proc.stdout and "t002" not in proc.stdout
 
 
 def test_score_subcommand_names_a_mismatched_answer(files):
@@ -323,8 +325,8 @@ def test_table_run_limit_and_no_retrieval(files, fakes, shipped, capsys):
     assert main(["--limit", "2", "--no-retrieval", "--no-report"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0].split() == ["dev", "test"]
-    assert "2 (2 answerable)" in out and "1.000 (2/2)" in out  # dev: q001, q002
-    assert "0.500 (1/2)" in out  # test: t001 right, t002 wrong
+    assert "2 (2 answerable)" in out and "1.000 [0.342-1.000] (2/2)" in out  # dev: q001, q002
+    assert "0.500 [0.095-0.905] (1/2)" in out  # test: t001 right, t002 wrong
     assert "generalization gap" in out and "baselines on dev:" in out
     assert fakes["search"] == [] and not files.report.exists()
 

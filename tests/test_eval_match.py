@@ -78,7 +78,8 @@ def test_facts_match_as_whole_words(text, fact, found):
         ("a height of thirty-five feet", "35 feet", True),
         ("a height of thirty five feet", "35 feet", True),
         ("a height of 35 feet", "35 feet", True),
-        ("a height of 35 ft", "35 feet", False),  # the rest of the fact is as written
+        ("a height of 35 ft", "35 feet", True),  # abbreviations read as the words they stand for
+        ("a height of 35 ft", "35 meters", False),  # the rest of the fact is as written
         ("a height of 135 feet", "35 feet", False),
         ("twenty-five", "25", True),
         ("twenty-five", "5", False),  # the "five" of "twenty-five" is not 5

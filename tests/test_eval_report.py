@@ -72,11 +72,11 @@ def test_markdown_summary_side_by_side(summary):
             in md)
     assert "- **test** (`eval/test.jsonl`): 3 questions, 2 answerable;" in md
     assert "| metric | dev | test |\n|---|---|---|\n" in md
-    assert "| accuracy | 0.250 (1/4) | 1.000 (3/3) |" in md
-    assert "| wrong-answer rate | 0.500 (2/4) | 0.000 (0/3) |" in md
+    assert "| accuracy | 0.250 [0.046-0.699] (1/4) | 1.000 [0.439-1.000] (3/3) |" in md
+    assert "| wrong-answer rate | 0.500 [0.150-0.850] (2/4) | 0.000 [0.000-0.561] (0/3) |" in md
     assert "| abstained (answerable) | 1 | 0 |" in md
-    assert "| accuracy when answering | 0.333 | 1.000 |" in md
-    assert "| abstention recall | 0.000 | 1.000 |" in md
+    assert "| accuracy when answering | 0.333 [0.061-0.792] | 1.000 [0.342-1.000] |" in md
+    assert "| abstention recall | 0.000 [0.000-0.793] | 1.000 [0.207-1.000] |" in md
     assert "| paraphrase consistency | n/a (no groups) | 1.000 all right, 1.000 agree (1 groups) |" in md
     # dev curve: q1 right, q2 wrong, q4 wrong (no confidence: set order) -> risks 0, 1/2, 2/3
     assert f"| AURC (lower is better) | {(0 + 1 / 2 + 2 / 3) / 3:.3f} | 0.000 |" in md
@@ -113,7 +113,7 @@ def test_markdown_misses_per_set_with_outcome_and_answer_given(summary):
     assert pt < st < oos
     assert "| id | outcome | question | expected | answer given (first line) | cited | why |" in dev_part
     assert ("| q2 | wrong | bar \\| pub in CE? | Use permit (UP) required. | Not allowed \\| nope | - | "
-            "missing 'UP'; first line contradicts: 'not allowed' |") in dev_part
+            "missing 'UP'; contradicts: 'not allowed'; cites none of 17.22.020 |") in dev_part
     assert "| q3 | abstained | fence height? | Use permit (UP) required. | (abstained) Not covered. | 17.22.020 | abstained |" in dev_part
     assert "| q4 | wrong | quiet hours? | (abstain) | Quiet hours are 10pm. | 17.22.020 | answered instead of abstaining |" in dev_part
     assert "| q1 |" not in md
@@ -146,7 +146,7 @@ def test_table_for_stdout(summary):
     lines = text.splitlines()
     assert lines[0].split() == ["dev", "test"]
     row = next(line for line in lines if line.startswith("accuracy "))
-    assert row.split() == ["accuracy", "0.250", "(1/4)", "1.000", "(3/3)"]
+    assert row.split() == ["accuracy", "0.250", "[0.046-0.699]", "(1/4)", "1.000", "[0.439-1.000]", "(3/3)"]
     assert "generalization gap" in text and "-0.750 (dev accuracy - test accuracy)" in text
     assert "baselines on dev:" in text and "baselines on test:" in text
     assert "always abstain" in text and "accuracy 0.250  wrong 0.000" in text

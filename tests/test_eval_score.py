@@ -92,23 +92,25 @@ def test_an_answerable_item_abstained_on_is_abstained_not_wrong():
 # -- judge_answer: text items (facts in statements) -------------------------------------------------
 def test_facts_are_searched_in_statements_not_in_source_lines():
     it = item(category="definition", facts=("family",), sections=("17.08.020",))
-    assert outcome(it, answer("A family is one or more persons.\nSource: 17.08.020")) == (RIGHT, "")
-    assert outcome(it, answer("See the definitions.\nSource: 17.08.020 Family")) == (WRONG, "missing 'family'")
-    quoted = answer('Defined terms:\n\u00a7 17.08.020 (Family (000), 2023-11-06): "one or more persons"')
+    cites = ("17.08.020",)
+    assert outcome(it, answer("A family is one or more persons.\nSource: 17.08.020", sections=cites)) == (RIGHT, "")
+    assert outcome(it, answer("See the definitions.\nSource: 17.08.020 Family", sections=cites)) == (WRONG, "missing 'family'")
+    quoted = answer('Defined terms:\n\u00a7 17.08.020 (Family (000), 2023-11-06): "one or more persons"', sections=cites)
     assert outcome(it, quoted) == (WRONG, "missing 'family'")  # the citation prefix is not a statement
 
 
 def test_numbers_are_matched_as_numbers_in_judgement():
     it = item(category="standards", facts=("10 feet",), sections=("17.30.030",))
-    assert outcome(it, answer("Up to ten feet.")) == (RIGHT, "")
-    assert outcome(it, answer("Up to 100 feet.")) == (WRONG, "missing '10 feet'")
+    assert outcome(it, answer("Up to ten feet.", sections=("17.30.030",))) == (RIGHT, "")
+    assert outcome(it, answer("Up to 100 feet.", sections=("17.30.030",))) == (WRONG, "missing '10 feet'")
 
 
-def test_contradicting_facts_count_only_in_the_first_line():
+def test_contradicting_facts_count_in_the_lead_not_in_other_lines():
     it = item(category="procedure", facts=("Planning Commission",), bad=("City Council",), sections=("17.60.040",))
-    assert outcome(it, answer("The Planning Commission decides.\nAppeals go to the City Council.")) == (RIGHT, "")
-    assert outcome(it, answer("The City Council or the Planning Commission decides.")) == (
-        WRONG, "first line contradicts: 'City Council'")
+    cites = ("17.60.040",)
+    assert outcome(it, answer("The Planning Commission decides.\nAppeals go to the City Council.", sections=cites)) == (RIGHT, "")
+    assert outcome(it, answer("The City Council or the Planning Commission decides.", sections=cites)) == (
+        WRONG, "contradicts: 'City Council'")
 
 
 # -- judge_answer: permit items --------------------------------------------------------------------
@@ -167,7 +169,7 @@ def test_dev_not_allowed_item():
     assert outcome(it, answer("Not allowed.", lookups=[good])) == (RIGHT, "")
     assert outcome(it, answer("Not permitted in NM.", lookups=[good])) == (WRONG, "missing 'not allowed'")
     assert outcome(it, answer("Not allowed; a use permit (UP) is needed.", lookups=[good])) == (
-        WRONG, "first line contradicts: 'use permit'; first line says use permit (UP), not not allowed")
+        WRONG, "contradicts: 'use permit'; first line says use permit (UP), not not allowed")
 
 
 def test_test_set_permit_item_with_expected_value():
@@ -191,14 +193,16 @@ def test_amended_and_standards_items_check_the_cell_too():
                facts=("5,000",), sections=("17.24.020",), document="000")
     area = lookup(table="Table 2-4", section="17.24.020", row="NM", column="Area", value="5,000 sf")
     # no permit meaning is asked of a numbers table; the number is a number ("5000" states "5,000")
-    assert outcome(std, answer("The minimum parcel is 5000 square feet.", lookups=[area])) == (RIGHT, "")
-    assert outcome(std, answer("The minimum parcel is 6,000 square feet.", lookups=[{**area, "value": "6,000 sf"}])) == (
+    cites = ("17.24.020",)
+    assert outcome(std, answer("The minimum parcel is 5000 square feet.", lookups=[area], sections=cites)) == (RIGHT, "")
+    assert outcome(std, answer("The minimum parcel is 6,000 square feet.", lookups=[{**area, "value": "6,000 sf"}],
+                               sections=cites)) == (
         WRONG, "missing '5,000'; cell Table 2-4 / NM / Minimum Parcel Size Area read as '6,000 sf', gold '5,000 sf'")
 
 
 def test_a_table_item_of_another_category_is_not_asked_for_a_cell():
     it = item(category="procedure", table="Table 6-1", row="Use Permit (UP)", facts=("Commission",), sections=("17.60.040",))
-    assert outcome(it, answer("The Planning Commission decides.")) == (RIGHT, "")
+    assert outcome(it, answer("The Planning Commission decides.", sections=("17.60.040",))) == (RIGHT, "")
 
 
 def test_district_list_item_needs_every_allowing_cell():
@@ -523,7 +527,7 @@ def test_misses_name_outcome_answer_given_and_why():
     m = summarize(_results(), modes=())["misses"]
     assert [(x["id"], x["outcome"]) for x in m] == [("q2", WRONG), ("q3", ABSTAINED), ("q5", WRONG)]
     assert m[0]["reason"] == ("missing 'P'; first line says use permit (UP), not permitted (P); "
-                              "cell Table 2-2 / Accessory dwelling unit / NL read as 'UP', gold 'P'")
+                              "cell Table 2-2 / Accessory dwelling unit / NL read as 'UP', gold 'P'; cites none of 17.22.020")
     assert m[0]["got"] == UP_LINE and m[0]["expected"] == "Permitted (P)." and m[0]["cited"] == []
     assert m[0]["confidence"] == 0.7 and m[0]["category"] == "permit_table"
     assert m[1]["got"] == "(abstained) Not covered." and m[1]["reason"] == "abstained"
