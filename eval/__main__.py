@@ -82,6 +82,8 @@ def _progress(stage: str, done: int, total: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["leaks"]:
+        return _leaks(argv[1:])
     if argv[:1] == ["score"]:
         args = _score_parser().parse_args(argv[1:])
         args.limit, args.no_retrieval, args.no_answers, args.no_baselines = None, True, False, True
@@ -102,6 +104,35 @@ def main(argv: list[str] | None = None) -> int:
     if (args.answers or args.gold) and args.set == "all":
         parser.error("--answers and --gold score one set: choose it with --set dev or --set test")
     return _guarded(args, _run)
+
+
+def _leaks(argv: list[str]) -> int:
+    """``python -m eval leaks [--no-embeddings]``: the sealed test's leak checks (eval/leaks.py)."""
+    from . import leaks
+
+    parser = _Parser(prog="python -m eval leaks", description="Leak checks between the sealed test set and "
+                     "what the team tunes: vocabulary, near-duplicate dev questions, test questions in files.")
+    parser.add_argument("--no-embeddings", action="store_true", help="compare content words only (no model)")
+    args = parser.parse_args(argv)
+    encode = None
+    if not args.no_embeddings:
+        from index.dense import get_encoder
+
+        encoder = get_encoder()
+        encode = lambda texts: encoder.encode(list(texts))  # noqa: E731
+    try:
+        found = leaks.check(Path(__file__).resolve().parents[1], encode)
+    except (InputError, OSError, ValueError) as e:
+        _say(f"error: {e}")
+        return 2
+    for phrase in found.vocabulary:
+        print(f"vocabulary phrase seen only in test questions (not in the corpus or dev): {phrase!r}")
+    for dev_id in found.near_duplicates:
+        print(f"dev item {dev_id} nearly copies a test question: drop or reword it")
+    for path in found.files:
+        print(f"{path} contains a test question")
+    print("leak check: clean" if found.clean else "leak check: leaks found")
+    return 0 if found.clean else 1
 
 
 def _guarded(args: argparse.Namespace, fn) -> int:
