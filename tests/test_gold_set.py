@@ -58,6 +58,8 @@ OPTIONAL = {
     "group": (str, type(None)),
     "expected_value": str,
     "expected_cells": dict,
+    "origin": str,  # "log": added by `python -m eval add-from-log` from the question log
+    "log_id": int,  # the question-log entry it came from
 }
 # What the three wordings of a paraphrase group share (everything but id and question).
 ANSWER_FIELDS = ("category", "expected_answer", "expected_facts", "contradicting_facts", "expected_sections",
