@@ -1,4 +1,5 @@
-"""``python -m assistant ask "QUESTION" [--json]`` and ``python -m assistant ask --json --batch FILE``."""
+"""``python -m assistant ask "QUESTION" [--json]``, ``python -m assistant ask --json --batch FILE``,
+``python -m assistant calibrate`` and ``python -m assistant log [--unanswered | --flagged] [--json]``."""
 
 from __future__ import annotations
 
@@ -31,11 +32,18 @@ def main(argv: list[str] | None = None) -> int:
     calibrate = commands.add_parser("calibrate", help="fit the confidence model and threshold on the dev set")
     calibrate.add_argument("--max-wrong-rate", type=float, default=None, metavar="R",
                            help="wrong answers allowed, as a share of the dev questions (default 0.03)")
-    log = commands.add_parser("log", help="what residents asked the web app (its question log), grouped by wording")
-    log.add_argument("--unanswered", action="store_true",
-                     help="only questions declined or answered with low confidence (under COTATI_LOW_CONFIDENCE)")
+    log = commands.add_parser("log", help="what residents asked the web app (its question log), grouped by wording; "
+                                          "--flagged: the answers they marked, one by one")
+    which = log.add_mutually_exclusive_group()
+    which.add_argument("--unanswered", action="store_true",
+                       help="only questions declined or answered with low confidence (under COTATI_LOW_CONFIDENCE)")
+    which.add_argument("--flagged", action="store_true",
+                       help="the answers residents marked helpful or wrong, each with its answer, interpretation, "
+                            "route, confidence, mark, comment and log_id (what `python -m eval add-from-log` takes)")
+    log.add_argument("--mark", choices=("helpful", "wrong"), help="with --flagged: only answers marked so")
     log.add_argument("--since", metavar="DATE", help="only questions asked on or after DATE (YYYY-MM-DD, UTC)")
-    log.add_argument("--json", action="store_true", help="one JSON object per group of similar questions")
+    log.add_argument("--json", action="store_true",
+                     help="one JSON object per group of similar questions (with --flagged: per marked answer)")
     args = parser.parse_args(argv)
     if args.command == "log":
         return _log(parser, args)
@@ -119,7 +127,11 @@ def _log(parser, args) -> int:
         print(f"error: {config.log_path}: no question log yet (the web app writes it; COTATI_QUESTION_LOG_PATH "
               "names another file)", file=sys.stderr)
         return 1
+    if args.mark and not args.flagged:
+        parser.error("--mark goes with --flagged")
     with QuestionLog(config.log_path, config.log_retention_days) as questions:
+        if args.flagged:
+            return _flagged(questions.flagged(since, args.mark), args.json)
         entries = questions.unanswered(since, config.low_confidence) if args.unanswered else questions.entries(since)
     groups = group(entries)
     for found in groups:
@@ -132,6 +144,29 @@ def _log(parser, args) -> int:
             print(f"         also: {variant}")
     if not args.json:
         print(f"{len(entries)} questions in {len(groups)} groups", file=sys.stderr)
+    return 0
+
+
+def _flagged(entries: list, as_json: bool) -> int:
+    """The marked answers, oldest first: one JSON object each, or a readable block each."""
+    for entry in entries:
+        if as_json:
+            print(json.dumps(entry.to_json(), ensure_ascii=False))
+            continue
+        confidence = "" if entry.confidence is None else f" {entry.confidence:.2f}"
+        print(f"#{entry.id}  {entry.asked_at}  {entry.mark.upper()}  {entry.route}{confidence}")
+        print(f"  Q: {entry.question}")
+        lines = entry.answer.split("\n") if entry.answer else ["(answer not logged: an older log)"]
+        print(f"  A: {lines[0]}")
+        read_as = next((line for line in lines if line.startswith("Read as:")), "")
+        if read_as or entry.interpretation:
+            print(f"  {read_as or 'Read as: ' + json.dumps(entry.interpretation, ensure_ascii=False)}")
+        if entry.comment:
+            print(f"  Comment: {entry.comment}")
+        print()
+    if not as_json:
+        wrong = sum(entry.mark == "wrong" for entry in entries)
+        print(f"{len(entries)} marked answers ({wrong} wrong, {len(entries) - wrong} helpful)", file=sys.stderr)
     return 0
 
 

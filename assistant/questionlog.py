@@ -1,11 +1,16 @@
 """The question log: what residents asked, so staff can see what the code assistant could not answer.
 
 One SQLite file (stdlib ``sqlite3``, WAL), default ``var/questions.sqlite3``. Each row is one
-answered question: when (UTC), the route, the confidence, whether it was declined, and the
-question's text; no IP address, session or other identifier. Rows older than the retention
-setting (default 90 days) are deleted when the log is opened and at most hourly after. The web
-app writes it (``webapp.engine``) and never shows it; ``python -m assistant log --unanswered``
-reads it.
+answered question: when (UTC), the route, the confidence, whether it was declined, the question's
+text, the answer given and its interpretation (what the question was read as); no IP address,
+session or other identifier. A resident may mark an answer "helpful" or "wrong", with an optional
+comment (``mark()``); the mark is kept on the answer's row. Rows older than the retention setting
+(default 90 days) are deleted, marks with them, when the log is opened and at most hourly after.
+The web app writes it (``webapp.engine``) and never shows it; ``python -m assistant log`` reads it
+(``--unanswered``, ``--flagged``) and ``python -m eval add-from-log`` turns reviewed rows into dev items.
+
+Schema versions (``PRAGMA user_version``): 0 had no answer, interpretation or mark; opening such a
+log adds those columns (empty for the old rows), so an existing log stays readable.
 """
 
 from __future__ import annotations
@@ -13,9 +18,10 @@ from __future__ import annotations
 import logging
 import re
 import sqlite3
+import json
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -32,6 +38,17 @@ CREATE TABLE IF NOT EXISTS questions (
 );
 CREATE INDEX IF NOT EXISTS questions_asked_at ON questions (asked_at);
 """
+SCHEMA_VERSION = 1
+# Columns added by version 1: the answer and its interpretation as logged, and the resident's mark.
+ADDED_COLUMNS = (
+    ("answer", "TEXT"),          # the answer's text as shown (first line: the direct answer)
+    ("interpretation", "TEXT"),  # JSON: what the question was read as
+    ("mark", "TEXT"),            # NULL, 'helpful' or 'wrong'
+    ("comment", "TEXT"),         # the resident's optional comment with the mark
+    ("marked_at", "TEXT"),       # UTC, when the mark was last set
+)
+MARKS = ("helpful", "wrong")
+MAX_COMMENT_CHARS = 1000
 PRUNE_EVERY = 3600.0  # seconds between retention sweeps while the log is open
 NOT_ABOUT_THE_CODE = ("unavailable",)  # the index was not ready: says nothing about what the code lacks
 SIMILAR = 80  # rapidfuzz token_set_ratio at or over which two questions are grouped
@@ -45,6 +62,11 @@ def _stamp(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+class MarkError(ValueError):
+    """A mark that cannot be kept (no such answer in the log, a mark other than helpful/wrong, a comment
+    too long); the message is one line saying which."""
+
+
 @dataclass(frozen=True)
 class Entry:
     asked_at: str
@@ -52,6 +74,41 @@ class Entry:
     confidence: float | None
     abstained: bool
     question: str
+    id: int = 0
+    answer: str = ""
+    interpretation: dict = field(default_factory=dict)
+    mark: str | None = None
+    comment: str = ""
+    marked_at: str = ""
+
+    def to_json(self) -> dict:
+        """What ``assistant log --flagged --json`` prints for one entry (``log_id``: its row in the log)."""
+        return {"log_id": self.id, "time": self.asked_at, "question": self.question, "answer": self.answer,
+                "interpretation": self.interpretation, "route": self.route, "confidence": self.confidence,
+                "abstained": self.abstained, "mark": self.mark, "comment": self.comment, "marked_at": self.marked_at}
+
+
+COLUMNS = "id, asked_at, route, confidence, abstained, question, answer, interpretation, mark, comment, marked_at"
+
+
+def _entry(row) -> Entry:
+    id_, asked_at, route, confidence, abstained, question, answer, interpretation, mark, comment, marked_at = row
+    try:
+        read = json.loads(interpretation) if interpretation else {}
+    except ValueError:
+        read = {}
+    return Entry(asked_at, route, confidence, bool(abstained), question, id_, answer or "",
+                 read if isinstance(read, dict) else {}, mark, comment or "", marked_at or "")
+
+
+def _interpretation(answer) -> str | None:
+    value = getattr(answer, "interpretation", None)
+    if not value:
+        return None
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        return None
 
 
 class QuestionLog:
@@ -66,8 +123,27 @@ class QuestionLog:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA busy_timeout=5000")
         self._db.executescript(SCHEMA)
+        self._migrate()
         self._pruned = 0.0
         self.prune()
+
+    def _migrate(self) -> None:
+        """Bring a log written by an older version up to ``SCHEMA_VERSION`` (one transaction, so two
+        processes opening it at once do not both add a column)."""
+        if self._db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
+            return
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            have = {row[1] for row in self._db.execute("PRAGMA table_info(questions)")}
+            for name, kind in ADDED_COLUMNS:
+                if name not in have:
+                    self._db.execute(f"ALTER TABLE questions ADD COLUMN {name} {kind}")
+            self._db.execute("CREATE INDEX IF NOT EXISTS questions_marked ON questions (mark) WHERE mark IS NOT NULL")
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
 
     def close(self) -> None:
         with self._lock:
@@ -87,28 +163,58 @@ class QuestionLog:
         self._pruned = time.monotonic()
         return deleted
 
-    def record(self, answer, asked_at: datetime | None = None) -> None:
-        """One row for an ``assistant.types.Answer``. A log that cannot be written is a warning, never
-        a failed answer."""
+    def record(self, answer, asked_at: datetime | None = None) -> int | None:
+        """One row for an ``assistant.types.Answer``: its id in the log (what ``mark`` takes), or None
+        when nothing was written. A log that cannot be written is a warning, never a failed answer."""
         if not getattr(answer, "question", "").strip():
-            return
+            return None
         row = (_stamp(asked_at or _now()), answer.route or "", answer.confidence, int(bool(answer.abstained)),
-               answer.question)
+               answer.question, getattr(answer, "answer", "") or "", _interpretation(answer))
         try:
             if time.monotonic() - self._pruned > PRUNE_EVERY:
                 self.prune()
             with self._lock:
-                self._db.execute("INSERT INTO questions (asked_at, route, confidence, abstained, question) "
-                                 "VALUES (?, ?, ?, ?, ?)", row)
+                return self._db.execute("INSERT INTO questions (asked_at, route, confidence, abstained, question, "
+                                        "answer, interpretation) VALUES (?, ?, ?, ?, ?, ?, ?)", row).lastrowid
         except sqlite3.Error as error:
             log.warning("question log %s not written: %s", self.path, error)
+            return None
+
+    def mark(self, entry_id: object, mark: object, comment: object = "", now: datetime | None = None) -> Entry:
+        """Keep a resident's mark ("helpful" or "wrong") and optional comment on a logged answer (a later
+        mark replaces an earlier one); the entry as marked. Raises ``MarkError`` (one line) for an id not
+        in the log, another mark, or a comment over ``MAX_COMMENT_CHARS``."""
+        if mark not in MARKS:
+            raise MarkError(f"mark must be 'helpful' or 'wrong', not {str(mark)[:40]!r}")
+        if isinstance(entry_id, bool) or not isinstance(entry_id, int):
+            raise MarkError(f"no answer {str(entry_id)[:40]!r} in the question log (an entry id is a whole number)")
+        text = " ".join(str(comment or "").split())
+        if len(text) > MAX_COMMENT_CHARS:
+            raise MarkError(f"the comment is {len(text):,} characters long; the limit is {MAX_COMMENT_CHARS:,}")
+        with self._lock:
+            changed = self._db.execute("UPDATE questions SET mark = ?, comment = ?, marked_at = ? WHERE id = ?",
+                                       (mark, text or None, _stamp(now or _now()), entry_id)).rowcount
+        if not changed:
+            raise MarkError(f"no answer {entry_id} in the question log (never logged, or deleted after "
+                            f"{self.retention_days} days)")
+        return self.entry(entry_id)
+
+    def entry(self, entry_id: int) -> Entry | None:
+        """One row by its id, or None."""
+        with self._lock:
+            row = self._db.execute(f"SELECT {COLUMNS} FROM questions WHERE id = ?", (entry_id,)).fetchone()
+        return _entry(row) if row else None
 
     def entries(self, since: str = "") -> list[Entry]:
         """Every row asked on or after ``since`` (YYYY-MM-DD, UTC), oldest first."""
         with self._lock:
-            rows = self._db.execute("SELECT asked_at, route, confidence, abstained, question FROM questions "
-                                    "WHERE asked_at >= ? ORDER BY asked_at, id", (since,)).fetchall()
-        return [Entry(a, r, c, bool(x), q) for a, r, c, x, q in rows]
+            rows = self._db.execute(f"SELECT {COLUMNS} FROM questions WHERE asked_at >= ? ORDER BY asked_at, id",
+                                    (since,)).fetchall()
+        return [_entry(row) for row in rows]
+
+    def flagged(self, since: str = "", mark: str | None = None) -> list[Entry]:
+        """Answers a resident marked (only ``mark`` ones when given), asked on or after ``since``, oldest first."""
+        return [e for e in self.entries(since) if e.mark is not None and (mark is None or e.mark == mark)]
 
     def unanswered(self, since: str = "", low_confidence: float = 0.95) -> list[Entry]:
         """Questions declined, or answered with a confidence under ``low_confidence``."""

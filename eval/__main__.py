@@ -7,6 +7,7 @@
     python -m eval --no-answers         # retrieval only (bm25 vs dense vs hybrid)
     python -m eval --answers FILE       # score saved `python -m assistant ask --json --batch` output
     python -m eval score --answers FILE [--set dev|test] --json   # the same, as its own command
+    python -m eval add-from-log --review FILE [--dev eval/dev.jsonl]  # reviewed question-log entries -> dev items
     python -m eval --check              # exit 1 if a gated figure is worse than eval/baseline.json
     python -m eval --update-baseline    # move the record to better figures (to worse only with --force)
 
@@ -84,6 +85,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["leaks"]:
         return _leaks(argv[1:])
+    if argv[:1] == ["add-from-log"]:
+        from .fromlog import main as add_from_log
+
+        return add_from_log(argv[1:])
     if argv[:1] == ["score"]:
         args = _score_parser().parse_args(argv[1:])
         args.limit, args.no_retrieval, args.no_answers, args.no_baselines = None, True, False, True

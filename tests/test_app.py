@@ -9,8 +9,11 @@ check word for word, do not depend on the encoder.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -50,14 +53,20 @@ def _get(url: str) -> tuple[int, str]:
 
 
 @pytest.fixture(scope="module")
-def server():
-    """`python app.py` on a free port; yields its URL once the page and the index are ready."""
+def running():
+    """`python app.py` on a free port (its question log in a temporary folder); yields the ``App`` once
+    the page and the index are ready."""
     # GRADIO_SERVER_PORT, not COTATI_PORT: what hosting platforms set is honoured when no flag or COTATI_* is given.
     port = free_port()
     with app_process({"GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port),
                       "COTATI_PLANNING_CONTACT": CONTACT}, timeout=START_TIMEOUT) as app:
         assert app.url == f"http://127.0.0.1:{port}/"
-        yield app.url
+        yield app
+
+
+@pytest.fixture(scope="module")
+def server(running):
+    return running.url
 
 
 @pytest.fixture(scope="module")
@@ -311,6 +320,61 @@ def test_browser_citation_opens_the_section_with_the_quote_in_view(server, brows
     browser.get(shared)
     cited = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#jump-view .section-view .cited"), what="the shared block")[0]
     _wait(lambda: _in_view(browser, cited), timeout=5, what="the shared block in view")
+
+
+def _cli(*args: str, log: Path) -> subprocess.CompletedProcess:
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("COTATI_")}, "COTATI_QUESTION_LOG_PATH": str(log)}
+    return subprocess.run([sys.executable, "-m", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_browser_marks_an_answer_wrong_and_staff_find_it_in_the_log_then_in_dev(running, browser, tmp_path):
+    """A resident marks an answer wrong with a comment; `assistant log --flagged --json` lists it with the
+    answer and its interpretation; a reviewed copy of that line becomes a dev item (`eval add-from-log`)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    question, comment = "Could I run a tavern in the CG district?", "I meant a wine bar; does the footnote apply?"
+    browser.get(running.url)
+    box = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#question textarea"), what="the question box")[0]
+    box.send_keys(question)
+    box.send_keys(Keys.ENTER)
+    latest = "#chat .turn.latest"
+    _wait(lambda: "A use permit (UP) is required." in browser.find_element(By.ID, "chat").text, what="the answer")
+    field = browser.find_element(By.CSS_SELECTOR, f"{latest} .feedback input.fb-comment")
+    assert browser.find_element(By.CSS_SELECTOR, f"label[for='{field.get_attribute('id')}']").text == "Comment (optional)"
+    field.send_keys(comment)
+    browser.find_element(By.CSS_SELECTOR, f"{latest} button.mark-wrong").click()
+    note = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, f"{latest} .feedback-note"), what="the mark's outcome")[0]
+    assert note.text == "Marked wrong. Thank you: planning staff read these marks."
+    assert browser.find_element(By.CSS_SELECTOR, f"{latest} button.mark-wrong").get_attribute("aria-pressed") == "true"
+    assert browser.find_element(By.CSS_SELECTOR, f"{latest} .fb-comment").get_attribute("value") == comment
+    _wait(lambda: browser.execute_script("return document.activeElement && document.activeElement.matches('.feedback-note')"),
+          timeout=5, what="the focus on the outcome")
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.save_screenshot(str(ARTIFACTS / "app-marked-wrong.png"))
+
+    listed = _cli("assistant", "log", "--flagged", "--json", log=running.question_log)
+    assert listed.returncode == 0, listed.stderr
+    [entry] = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert (entry["question"], entry["mark"], entry["comment"], entry["route"]) == (question, "wrong", comment, "permit")
+    assert entry["answer"].split("\n")[0] == "A use permit (UP) is required." and entry["confidence"] is not None
+    assert "CG" in json.dumps(entry["interpretation"]) and re.fullmatch(r"\d{4}-\d\d-\d\dT[\d:]{8}Z", entry["time"])
+
+    review = tmp_path / "review.jsonl"
+    review.write_text(json.dumps({
+        **entry, "category": "permit_table", "abstain": False,
+        "expected_answer": "Use permit (UP) required (Bar, tavern, CG district, Table 2-3).", "expected_facts": ["UP"],
+        "expected_sections": ["17.22.020"], "table": "Table 2-3", "row": "Bar, tavern", "column": "CG",
+        "expected_value": "UP", "source": {"file": "corpus/cotati/2023-11-06_ord-telecom-facilities.txt", "line": 653,
+                                           "text": "Bar, tavern UP UP UP - - -"}}) + "\n", encoding="utf-8")
+    dev = tmp_path / "dev.jsonl"
+    shutil.copyfile(REPO / "eval" / "dev.jsonl", dev)
+    added = _cli("eval", "add-from-log", "--review", str(review), "--dev", str(dev), "--json", log=running.question_log)
+    assert added.returncode == 0, added.stderr
+    [item] = [json.loads(line) for line in added.stdout.splitlines()]
+    assert json.loads(dev.read_text(encoding="utf-8").splitlines()[-1]) == item
+    assert (item["question"], item["origin"], item["log_id"], item["expected_document"]) == (
+        question, "log", entry["log_id"], "000")
 
 
 def test_browser_table_grid_cell_provenance_and_browse(server, browser):

@@ -75,7 +75,9 @@ def test_questions_are_logged_and_the_unanswered_listed(app):
         columns = [row[1] for row in db.execute("PRAGMA table_info(questions)")]
         rows = db.execute("SELECT route, abstained, question FROM questions ORDER BY id").fetchall()
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert columns == ["id", "asked_at", "route", "confidence", "abstained", "question"]  # no IP, no session
+    # No IP, no session: the question, what was answered, and a resident's mark when one is given.
+    assert columns == ["id", "asked_at", "route", "confidence", "abstained", "question", "answer", "interpretation",
+                       "mark", "comment", "marked_at"]
     assert [r[2] for r in rows] == [PERMIT, DECLINED, "what's the capital of France", PERMIT]
     assert rows[0][:2] == ("permit", 0) and rows[1][1] == 1
     done = _log_cli(app, "--unanswered", "--json")

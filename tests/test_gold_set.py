@@ -60,6 +60,8 @@ OPTIONAL = {
     "expected_cells": dict,
     "parts": list,  # a multi-part question: each part's facts, and whether the code answers it
     "style": str,  # how it is asked (resident, staff_memo, long_story, unit_conversion, ...)
+    "origin": str,  # "log": added by `python -m eval add-from-log` from the question log
+    "log_id": int,  # the question-log entry it came from
 }
 # What the three wordings of a paraphrase group share (everything but id and question).
 ANSWER_FIELDS = ("category", "expected_answer", "expected_facts", "contradicting_facts", "expected_sections",

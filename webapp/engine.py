@@ -6,7 +6,7 @@ Until it is ready every question is first answered without waiting for it: permi
 section answers, which need no index, come at once (and are not cached, as the index may add to
 them); a question that needs it then waits a little, and gets a clear "not ready" answer, or, when
 the build failed, says so and how to retry. ``question_log`` (an ``assistant.questionlog.QuestionLog``,
-set by ``webapp.server``) records each answered question.
+set by ``webapp.server``) records each answered question and keeps residents' marks on answers.
 """
 
 from __future__ import annotations
@@ -207,10 +207,32 @@ class Engine:
     # -- answers -------------------------------------------------------------------------------
     def ask(self, question: object, history: list | None = None):
         """The assistant's Answer (recorded in the question log when there is one); see ``_ask``."""
+        return self.ask_logged(question, history)[0]
+
+    def ask_logged(self, question: object, history: list | None = None) -> tuple:
+        """(Answer, its id in the question log): the id a resident's mark goes to; None when the log is
+        off or the row was not written (then the answer cannot be marked)."""
         answer = self._ask(question, history)
-        if self.question_log is not None:
-            self.question_log.record(answer)
-        return answer
+        entry = self.question_log.record(answer) if self.question_log is not None else None
+        return answer, entry
+
+    def mark(self, entry_id: object, mark: object, comment: object = "") -> str:
+        """Keep a resident's mark ("helpful" or "wrong") and comment on a logged answer: "" when kept,
+        else one line saying why not (no log, no such answer, a bad mark, a comment too long)."""
+        import sqlite3
+
+        from assistant.questionlog import MarkError
+
+        if self.question_log is None:
+            return "This app does not keep marks (its question log is off)."
+        try:
+            self.question_log.mark(entry_id, mark, comment)
+        except MarkError as error:
+            return f"Not recorded: {error}."
+        except sqlite3.Error as error:  # a locked or full disk: the page says so, the terminal has why
+            log.warning("question log: mark on %s not written: %s", entry_id, error)
+            return "Not recorded: the question log could not be written."
+        return ""
 
     def _ask(self, question: object, history: list | None = None):
         """The assistant's Answer; the same question gives the same Answer (cached).

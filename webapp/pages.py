@@ -130,12 +130,44 @@ def interpretation_line(interpretation) -> str:
     return ("Read as: " + "; ".join(parts)) if parts else ""
 
 
+MARK_WORDS = {"helpful": "Helpful", "wrong": "Wrong"}
+MAX_COMMENT_CHARS = 1000  # assistant.questionlog.MAX_COMMENT_CHARS
+
+
+def feedback_block(turn: int, mark: str = "", comment: str = "", note: str = "", focus: bool = False) -> str:
+    """"Was this answer right?": an optional comment and two buttons (helpful, wrong) whose ``data-nav``
+    command the page script sends with the comment typed beside them. ``mark``: the mark kept for this
+    answer ("" none yet); ``note``: why a mark was not kept; ``focus``: put the keyboard focus on the
+    outcome (the answer was just marked, and the buttons were drawn anew)."""
+    box = f"fb-{turn}"
+    out = [f'<div class="feedback" role="group" aria-labelledby="{box}-ask">',
+           f'<p class="feedback-ask" id="{box}-ask">Was this answer right?</p>',
+           f'<label for="{box}">Comment (optional)</label>',
+           f'<input type="text" id="{box}" class="fb-comment" maxlength="{MAX_COMMENT_CHARS}" autocomplete="off" '
+           f'value="{esc(comment)}">']
+    for value, word in MARK_WORDS.items():
+        pressed = "true" if mark == value else "false"
+        out.append(f'<button type="button" class="mark mark-{value}" aria-pressed="{pressed}" '
+                   f'data-nav="{nav(do="mark", turn=turn, mark=value)}">{word}</button>')
+    outcome = note or (f"Marked {mark}. Thank you: planning staff read these marks." if mark else "")
+    if outcome:
+        extra = ' tabindex="-1" data-focus="1"' if focus else ""
+        cls = "feedback-note refused" if note else "feedback-note"
+        out.append(f'<p class="{cls}"{extra}>{esc(outcome)}</p>')
+    out.append("</div>")
+    return "".join(out)
+
+
 def answer_card(turn: int, answer, document_label, known, nearest: list, contact: str = "", latest: bool = False,
-                asked: str = "", label=None, anchors: list | None = None) -> str:
+                asked: str = "", label=None, anchors: list | None = None, feedback: dict | None = None,
+                scroll: bool = True) -> str:
     """One question and its answer: the direct answer as the headline, then "Read as", reasons,
-    follow-up buttons, and the sources as links that open the cited section beside the chat.
+    follow-up buttons, the sources as links that open the cited section beside the chat, and (when
+    the answer is in the question log) "Was this answer right?".
 
     ``nearest``: (section id, label, in corpus) of the nearest sections of a refusal.
+    ``feedback``: None when the answer cannot be marked, else ``feedback_block``'s keywords.
+    ``scroll``: the latest answer's first line is scrolled into view (not when only a mark changed).
     """
     lines = [line for line in (answer.answer or "").split("\n") if line.strip()]
     first, rest = (lines[0], lines[1:]) if lines else ("", [])
@@ -153,8 +185,8 @@ def answer_card(turn: int, answer, document_label, known, nearest: list, contact
     state = " abstained" if answer.abstained else ""
     out = [f'<article class="{cls}{state}" data-turn="{turn}" aria-labelledby="{head_id}">']
     out.append(f'<p class="asked"><span class="sr-only">You asked: </span>{esc(asked or answer.question)}</p>')
-    scroll = ' data-scroll-to="start"' if latest else ""
-    out.append(f'<h3 class="headline" id="{head_id}"{scroll}>{linkify(first, known, label)}</h3>')
+    scrolled = ' data-scroll-to="start"' if latest and scroll else ""
+    out.append(f'<h3 class="headline" id="{head_id}"{scrolled}>{linkify(first, known, label)}</h3>')
     for line in read_as:
         out.append(f'<p class="read-as">{esc(line)}</p>')
     confidence = confidence_words(getattr(answer, "confidence", None))
@@ -187,6 +219,8 @@ def answer_card(turn: int, answer, document_label, known, nearest: list, contact
             command = {"do": "cite", "turn": turn, "n": number}
             out.append(f"<li>{link(title + table, href, command, 'cite')}{esc(meta)}</li>")
         out.append("</ol>")
+    if feedback is not None:
+        out.append(feedback_block(turn, **feedback))
     out.append("</article>")
     return "".join(out)
 

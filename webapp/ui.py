@@ -59,6 +59,18 @@ button.follow, button.use { border: 1px solid #1d4ed8; color: #1d4ed8; backgroun
   margin: 2px 4px 2px 0; cursor: pointer; font: inherit; font-size: 0.92em; }
 button.follow:hover, button.use:hover { background: #eff6ff; }
 .earlier-head { font-size: 1em; color: #374151; margin: 14px 0 6px; }
+.feedback { margin: 10px 0 2px; padding-top: 8px; border-top: 1px solid #e5e7eb; display: flex; flex-wrap: wrap;
+  align-items: center; gap: 6px 8px; font-size: 0.92em; color: #374151; }
+.feedback .feedback-ask { margin: 0; font-weight: 600; flex-basis: 100%; }
+.feedback label { color: #374151; }
+.feedback .fb-comment { flex: 1 1 12em; min-width: 0; padding: 4px 6px; border: 1px solid #6b7280; border-radius: 4px;
+  background: #fff; color: #111827; font: inherit; }
+button.mark { border: 1px solid #1d4ed8; color: #1d4ed8; background: #fff; border-radius: 16px; padding: 4px 12px;
+  cursor: pointer; font: inherit; }
+button.mark:hover { background: #eff6ff; }
+button.mark[aria-pressed="true"] { background: #1d4ed8; color: #fff; }
+.feedback .feedback-note { margin: 0; flex-basis: 100%; color: #166534; }
+.feedback .feedback-note.refused { color: #7c2d12; }
 .chat-empty p { color: #374151; margin: 6px 0; }
 .reader-empty p { color: #374151; }
 .reader-title { font-size: 1.1em; margin: 0 0 4px; }
@@ -131,6 +143,10 @@ JS = """
     event.preventDefault();
     cmd.target = el.closest('#staff-panel') ? 'staff' : 'ask';
     if (cmd.do === 'ask') cmd.target = 'ask';
+    if (cmd.do === 'mark') {
+      const box = el.closest('.feedback') && el.closest('.feedback').querySelector('.fb-comment');
+      cmd.comment = box ? box.value : '';
+    }
     const href = el.getAttribute('href');
     if (href) { try { history.replaceState(null, '', href); } catch (e) {} }
     window.__cotatiPending = cmd.do === 'cell' ? 'cell' : 'view';
@@ -162,6 +178,10 @@ JS = """
       if (info) { info.setAttribute('data-seen', '1'); window.__cotatiPending = null;
         const r = info.getBoundingClientRect(); if (r.top > window.innerHeight - 40 || r.top < 0) info.scrollIntoView({block: 'nearest'}); }
     }
+    document.querySelectorAll('[data-focus]:not([data-focused])').forEach((el) => {
+      el.setAttribute('data-focused', '1');
+      el.focus({preventScroll: inView(el)});
+    });
     const live = document.getElementById('answer-live');
     if (live && !live.getAttribute('aria-live')) {
       live.setAttribute('role', 'status'); live.setAttribute('aria-live', 'polite'); live.setAttribute('aria-atomic', 'true');
@@ -210,18 +230,23 @@ def build_demo(engine: Engine, contact: str = ""):
         spans = views.highlight_spans(section.text, citation.quote)
         return structure.anchor_of(structure.blocks(section.text, section.id, section.title), spans[0][0]) if spans else 0
 
-    def _cards(turns: list) -> str:
+    def _cards(turns: list, marked: int | None = None) -> str:
+        """The conversation; ``marked``: the turn whose answer was just marked (its outcome takes the
+        focus, and the latest answer is not scrolled to again)."""
         cards = []
-        for number, (asked, answer) in enumerate(turns):
+        for number, (asked, answer, entry, feedback) in enumerate(turns):
             shown = asked if len(asked) <= 300 else asked[:300] + "…"
+            marks = None if entry is None else {**feedback, "focus": number == marked}
             cards.append(pages.answer_card(number, answer, document_label, known, _nearest(answer), contact,
                                            latest=number == len(turns) - 1, asked=shown, label=_label,
-                                           anchors=[_anchor(c) for c in answer.citations]))
+                                           anchors=[_anchor(c) for c in answer.citations], feedback=marks,
+                                           scroll=marked is None))
         return pages.conversation(cards)
 
     def _answer(question: str, turns: list):
-        answer = engine.ask(question, history=[(q, a) for q, a in turns])
-        turns = (list(turns or []) + [(question, answer)])[-MAX_TURNS:]
+        """Turns are (question, Answer, its question-log id or None, the resident's mark: {mark, comment, note})."""
+        answer, entry = engine.ask_logged(question, history=[(q, a) for q, a, *_ in turns])
+        turns = (list(turns or []) + [(question, answer, entry, {})])[-MAX_TURNS:]
         live = views.md_escape(answer.first_line)
         reader = READER_EMPTY
         if answer.citations:
@@ -354,11 +379,13 @@ def build_demo(engine: Engine, contact: str = ""):
                     tabs: gr.Tabs(selected="ask")}
         if kind == "cite":
             try:
-                asked, answer = (turns or [])[int(command.get("turn"))]
+                asked, answer, *_ = (turns or [])[int(command.get("turn"))]
                 view = _citation_view(answer, int(command.get("n")))
             except (TypeError, ValueError, IndexError):
                 view = pages.note("That answer is no longer in this conversation; ask the question again.")
             return {view_out: view, cell_out: ""}
+        if kind == "mark":
+            return _mark(command, list(turns or []))
         if kind == "section":
             section_id = text("id")
             section = engine.section(section_id, text("doc") or None) or engine.section(section_id)
@@ -397,6 +424,27 @@ def build_demo(engine: Engine, contact: str = ""):
                 out[staff_copy] = cite
             return out
         return {}
+
+    def _mark(command: dict, turns: list) -> dict:
+        """A resident's "helpful" or "wrong" (and comment) on one answer of this conversation, kept in the
+        question log on that answer's row. The row is found from this session's own turns, so a page can
+        mark only the answers it was given."""
+        try:
+            number = int(command.get("turn"))
+        except (TypeError, ValueError):
+            number = -1
+        if not 0 <= number < len(turns):
+            return {live: "That answer is no longer in this conversation; ask the question again."}
+        asked, answer, entry, feedback = turns[number]
+        mark, comment = command.get("mark"), str(command.get("comment") or "")[:pages.MAX_COMMENT_CHARS * 2]
+        refused = "This answer was not recorded, so it cannot be marked." if entry is None else engine.mark(entry, mark, comment)
+        if refused:
+            feedback = {**feedback, "note": refused, "comment": comment}
+        else:
+            feedback = {"mark": mark, "comment": " ".join(comment.split()), "note": ""}
+        turns[number] = (asked, answer, entry, feedback)
+        said = refused or f"Marked {mark}. Thank you."
+        return {chat: _cards(turns, marked=number), state: turns, live: views.md_escape(said)}
 
     # -- status and links --------------------------------------------------------------------
     def status_tick():
