@@ -57,7 +57,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("log_level", "COTATI_LOG_LEVEL", "INFO", str, "level of the app's log lines on stderr (DEBUG, INFO, "
             "WARNING, ERROR)"),
     Setting("question_log", "COTATI_QUESTION_LOG", True, bool, "record each question the app answers (time, route, "
-            "confidence, declined or not, the text; no IP or other identifier); `0` turns it off"),
+            "confidence, declined or not, the text, the answer and how it was read, a resident's helpful/wrong mark and "
+            "comment; no IP or other identifier); `0` turns it off"),
     Setting("question_log_path", "COTATI_QUESTION_LOG_PATH", None, Path, "the question log's SQLite file; "
             "default var/questions.sqlite3"),
     Setting("log_retention_days", "COTATI_LOG_RETENTION_DAYS", 90, int, "questions older than this many days are "
