@@ -102,3 +102,60 @@ def units_agree(question: str, values: str) -> bool:
     (a percentage answered by a width, a width answered by a count of spaces)."""
     asked, given = units_asked(question), units_in(values)
     return not asked or not given or bool(asked & given)
+
+
+# -- the answer types routes give, and which of them answer what a question asks ----------------------
+MEASURES = ("percent", "area", "length", "count")  # in this order: a value "10 ft per unit" is a length
+QUANTITY_TYPES = frozenset({*MEASURES, "duration", "money", "number"})
+# What a table cell states when it is not a measure, and the other kinds of answer the routes give.
+GIVEN = QUANTITY_TYPES | {"permit_code", "body", "list", "text", "definition", "section", "section_text",
+                          "district_description", "passage", "decline"}
+
+
+def measure_in(values: str) -> str:
+    """The kind of quantity a table value states ("35 ft" -> length, "1 per 300 sf" -> count, "1 year"
+    -> duration); ``text`` when it states none."""
+    units = units_in(values)
+    for name in MEASURES:
+        if name in units:
+            return name
+    for name in ("duration", "money", "number"):
+        if present(name, values):
+            return name
+    return "text"
+
+
+# Questions whose answer is a list or a consequence in running text, however their first words read
+# (general English): what must be found or shown, whether a decision may be referred, what happens if.
+_ASKED_CUES = (
+    ("findings", re.compile(r"\bfindings?\b|\bcriteria\b|\bwhat (?:must|does|do|has to|have to|shall|should|needs? to)\b"
+                            r"[\w\s]{0,40}?\b(?:find|found|determine|determined|show|shown|demonstrate|prove)\b", re.I)),
+    ("referral", re.compile(r"\brefer(?:s|red|ral|ring)?\b", re.I)),
+    ("consequence", re.compile(r"\bwhat (?:happens|will happen|would happen)\b|\bconsequences?\b", re.I)),
+)
+# What answers each asked type (filled in by the type check); an asked type not listed is answered by any type.
+ACCEPTS: dict[str, frozenset[str]] = {}
+DESCRIBED = {
+    "findings": "what must be found or shown (a list in the code's text)",
+    "referral": "whether a decision may be referred to another body (the code's text)",
+    "consequence": "what happens in a case (the code's text)",
+    "duration": "a time span", "number": "a quantity", "money": "an amount of money", "who": "who decides",
+    "permit_code": "a permit requirement (a permit table cell)", "body": "who decides (Table 6-1)",
+    "list": "a list of districts (a table)", "text": "a table cell's words",
+    "length": "a length", "area": "an area", "count": "a count", "percent": "a percentage",
+}
+
+
+def asked(question: str) -> str:
+    """The answer type a question asks for: ``detect``'s, refined where the answer lies in running
+    text (``findings``, ``referral``, ``consequence``)."""
+    for name, cue in _ASKED_CUES:
+        if cue.search(question):
+            return name
+    return detect(question)
+
+
+def answers(asked_type: str, given: str) -> bool:
+    """Whether an answer of type ``given`` can answer a question asking for ``asked_type``."""
+    accepted = ACCEPTS.get(asked_type)
+    return accepted is None or given in accepted
