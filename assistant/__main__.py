@@ -17,6 +17,20 @@ class BatchError(ValueError):
 
 
 def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "log":
+        return _log(parser, args)
+    if args.command == "ask" and (args.question is None) == (args.batch is None):
+        parser.error("give a QUESTION or --batch FILE (not both)")
+    if not _corpus_ok():
+        return 1
+    if args.command == "calibrate":
+        return _calibrate(args)
+    return _ask(parser, args)
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m assistant", description="Cited answers about the Cotati code.")
     commands = parser.add_subparsers(dest="command", required=True)
     ask = commands.add_parser("ask", help="answer a question (or a file of questions, one per line)")
@@ -44,15 +58,10 @@ def main(argv: list[str] | None = None) -> int:
     log.add_argument("--since", metavar="DATE", help="only questions asked on or after DATE (YYYY-MM-DD, UTC)")
     log.add_argument("--json", action="store_true",
                      help="one JSON object per group of similar questions (with --flagged: per marked answer)")
-    args = parser.parse_args(argv)
-    if args.command == "log":
-        return _log(parser, args)
-    if args.command == "ask" and (args.question is None) == (args.batch is None):
-        parser.error("give a QUESTION or --batch FILE (not both)")
-    if not _corpus_ok():
-        return 1
-    if args.command == "calibrate":
-        return _calibrate(args)
+    return parser
+
+
+def _ask(parser, args) -> int:
     in_force = _in_force(parser, args.as_of) if args.as_of else None
     if args.batch is None:
         questions = iter([_strip_line_end(args.question)])
@@ -74,18 +83,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 1
     assistant = load_assistant(progress=_progress, as_of=args.as_of)
-    failed = False
     try:
-        for question in questions:
-            answer = assistant.ask(question)
-            if in_force is not None:  # which documents the answer stands on
-                answer = type(answer)(**{**answer.__dict__, "answer": f"{answer.answer}\n{in_force[0]}"})
-            failed |= answer.route == "invalid" and args.batch is None
-            if args.json:
-                print(json.dumps({**answer.to_dict(), **({"as_of": in_force[1]} if in_force else {})},
-                                 ensure_ascii=False), flush=True)
-            else:
-                print(_readable(answer), flush=True)
+        return _answer_all(assistant, questions, args, in_force)
     except BrokenPipeError:  # piped into `head`: not an error
         sys.stderr.close()
         return 0
@@ -95,6 +94,21 @@ def main(argv: list[str] | None = None) -> int:
     except (IndexStoreError, IndexBuildError, EncoderError) as error:  # the index could not be opened or built
         print(f"\nerror: {error}", file=sys.stderr)
         return 1
+
+
+def _answer_all(assistant, questions, args, in_force) -> int:
+    """Print each question's answer as it is read; 1 when a single question was not valid."""
+    failed = False
+    for question in questions:
+        answer = assistant.ask(question)
+        if in_force is not None:  # which documents the answer stands on
+            answer = type(answer)(**{**answer.__dict__, "answer": f"{answer.answer}\n{in_force[0]}"})
+        failed |= answer.route == "invalid" and args.batch is None
+        if args.json:
+            print(json.dumps({**answer.to_dict(), **({"as_of": in_force[1]} if in_force else {})},
+                             ensure_ascii=False), flush=True)
+        else:
+            print(_readable(answer), flush=True)
     return 1 if failed else 0
 
 
@@ -171,7 +185,7 @@ def _flagged(entries: list, as_json: bool) -> int:
 
 
 def _calibrate(args) -> int:
-    from .calibrate import MAX_WRONG_RATE, calibrate
+    from eval.calibrate import MAX_WRONG_RATE, calibrate  # the fit lives with the scorer it needs
 
     rate = MAX_WRONG_RATE if args.max_wrong_rate is None else args.max_wrong_rate
     if not 0.0 <= rate < 1.0:

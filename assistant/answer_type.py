@@ -102,3 +102,83 @@ def units_agree(question: str, values: str) -> bool:
     (a percentage answered by a width, a width answered by a count of spaces)."""
     asked, given = units_asked(question), units_in(values)
     return not asked or not given or bool(asked & given)
+
+
+# -- the answer types routes give, and which of them answer what a question asks ----------------------
+MEASURES = ("percent", "area", "length", "count")  # in this order: a value "10 ft per unit" is a length
+QUANTITY_TYPES = frozenset({*MEASURES, "duration", "money", "number"})
+# What a table cell states when it is not a measure, and the other kinds of answer the routes give.
+GIVEN = QUANTITY_TYPES | {"permit_code", "body", "list", "text", "definition", "section", "section_text",
+                          "district_description", "passage", "decline"}
+
+
+def measure_in(values: str) -> str:
+    """The kind of quantity a table value states ("35 ft" -> length, "1 per 300 sf" -> count, "1 year"
+    -> duration); ``text`` when it states none."""
+    units = units_in(values)
+    for name in MEASURES:
+        if name in units:
+            return name
+    for name in ("duration", "money", "number"):
+        if present(name, values):
+            return name
+    return "text"
+
+
+# Questions whose answer is a list or a consequence in running text, however their first words read
+# (general English): what must be found or shown, whether a decision may be referred, what happens if.
+_ASKED_CUES = (
+    ("findings", re.compile(r"\bwhat (?:findings|criteria)\b|\bfindings? (?:are |is )?(?:required|needed|necessary)\b"
+                            r"|\b(?:required|necessary) findings\b|\bwhat (?:must|does|do|has to|have to|shall|should|needs? to)\b"
+                            r"[\w\s]{0,40}?\b(?:find|found|determine|determined|show|shown|demonstrate|prove)\b", re.I)),
+    ("referral", re.compile(r"\brefer(?:s|red|ral|ring)?\b", re.I)),
+    ("consequence", re.compile(r"\bwhat (?:happens|will happen|would happen)\b|\bconsequences?\b", re.I)),
+)
+# What answers each asked type; an asked type not listed here is answered by any type.
+# A table of who decides (body) or a permit code answers none of the first three; a permit code
+# states no quantity, and a quantity names no body.
+_RUNNING_TEXT = frozenset({"passage", "section_text", "section", "definition", "list", "decline"})
+ACCEPTS: dict[str, frozenset[str]] = {
+    "findings": _RUNNING_TEXT,
+    "referral": _RUNNING_TEXT,
+    "consequence": _RUNNING_TEXT | {"duration"},
+    "duration": _RUNNING_TEXT | {"duration", "number", "text"},
+    "how_long": _RUNNING_TEXT | {"duration", "length", "number", "text"},
+    "number": _RUNNING_TEXT | QUANTITY_TYPES | {"text", "district_description"},
+    "money": _RUNNING_TEXT | {"money", "number", "text"},
+    "who": _RUNNING_TEXT | {"body", "permit_code", "text"},
+}
+DESCRIBED = {
+    "findings": "what must be found or shown (a list in the code's text)",
+    "referral": "whether a decision may be referred to another body (the code's text)",
+    "consequence": "what happens in a case (the code's text)",
+    "duration": "a time span", "how_long": "a length or a time span", "number": "a quantity", "money": "an amount of money", "who": "who decides",
+    "permit_code": "a permit requirement (a permit table cell)", "body": "who decides (Table 6-1)",
+    "list": "a list of districts (a table)", "text": "a table cell's words",
+    "length": "a length", "area": "an area", "count": "a count", "percent": "a percentage",
+}
+
+
+# Words that make a "how long" question one of time ("how long is a use permit valid?"); without
+# them "how long" may ask for a length ("how long does the driveway need to be?").
+_TIME_WORDS = re.compile(r"\bhow (?:soon|late|early|many)\b|\bexpir\w*|\bdeadline\b|\btime\b|\bperiod\b|\bwithin\b|\bwhen\b"
+                         r"|\b(?:have to|has to|do (?:i|we|you) have|valid|good|last|lasts|take|takes|wait|stay|remain|run|runs|days?|weeks?|months?|years?|hours?)\b", re.I)
+
+
+def asked(question: str) -> str:
+    """The answer type a question asks for: ``detect``'s, refined where the answer lies in running
+    text (``findings``, ``referral``, ``consequence``) and where "how long" may ask for a length
+    (``how_long``)."""
+    for name, cue in _ASKED_CUES:
+        if cue.search(question):
+            return name
+    detected = detect(question)
+    if detected == "duration" and re.search(r"\bhow long\b", question, re.I) and not _TIME_WORDS.search(question):
+        return "how_long"
+    return detected
+
+
+def answers(asked_type: str, given: str) -> bool:
+    """Whether an answer of type ``given`` can answer a question asking for ``asked_type``."""
+    accepted = ACCEPTS.get(asked_type)
+    return accepted is None or given in accepted

@@ -18,7 +18,7 @@ from pathlib import Path
 from .vocab import DATA
 
 CALIBRATION = DATA / "calibration.json"
-# The signals each route reports (service.py / compose.py); the model uses exactly these.
+# The signals each route reports (routes/*.py / compose.py); the model uses exactly these.
 # Permit answers are judged by signals that do not depend on whether the question used the code's
 # own words (dev questions often do, residents' rarely): 5-fold cross-validation on dev kept
 # these five over the twelve measured, at the same accuracy with fewer wrong answers; the

@@ -85,3 +85,21 @@ class Answer:
             "signals": {name: round(value, 4) for name, value in self.signals.items()},
             "clarify": list(self.clarify),
         }
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One route's answer to the understood question: the answer type it gives (``permit_code``,
+    ``body``, a quantity such as ``length`` or ``duration``, ``definition``, ``section_text``,
+    ``passage``, ``list`` ...; see answer_type.GIVEN), the answer itself (value and citations) and,
+    in ``answer.signals``, the features its confidence uses. ``decline``: the route declines with
+    a reason. ``follow``: the question to route again and join to this one (a parcel read as the
+    district it is zoned)."""
+
+    answer_type: str
+    answer: Answer
+    follow: Query | None = None
+
+    @property
+    def features(self) -> dict:
+        return self.answer.signals

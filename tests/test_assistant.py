@@ -67,7 +67,7 @@ def assistant():
     # Routing and composition are tested without the fitted threshold, which declines on its own
     # terms (tests/test_confidence.py); the answers' lines here depend only on the mechanism.
     built = load_assistant(calibrated=False)
-    built._searcher_factory = lambda: FakeSearcher(built.corpus)
+    built.resources.use_searcher(lambda: FakeSearcher(built.corpus))
     return built
 
 
@@ -260,9 +260,9 @@ def test_district_name_is_not_read_as_a_topic():
 
 
 def test_passages_must_speak_of_the_district_asked_about(assistant):
-    assert assistant._mentions_district("The CE zoning district is a mixed use classification", ("CE",))
-    assert assistant._mentions_district("The Northern Gateway district implements", ("NG",))
-    assert not assistant._mentions_district("The speed limit in a woonerf shall be posted", ("CE",))
+    assert assistant.resources.mentions_district("The CE zoning district is a mixed use classification", ("CE",))
+    assert assistant.resources.mentions_district("The Northern Gateway district implements", ("NG",))
+    assert not assistant.resources.mentions_district("The speed limit in a woonerf shall be posted", ("CE",))
 
 
 @pytest.mark.parametrize("question", ["pot shop in CE?", "dispensary in CG"])
@@ -483,7 +483,7 @@ def test_which_zone_a_street_address_is_in_is_declined_with_the_reason(assistant
     ("who hears the appeal?", True), ("who is the city's planner?", False),
 ])
 def test_a_who_question_asks_who_decides_only_with_a_verb_of_deciding(question, decides):
-    from assistant.service import DECIDING
+    from assistant.routes.standards import DECIDING
 
     assert bool(DECIDING.search(question)) is decides
 
@@ -508,16 +508,16 @@ def test_a_long_sections_parts_are_all_quoted_from(assistant):
 
     first, second = part(1, "Driveways shall be paved."), part(2, "The gate shall be set back thirty feet.")
     built = load_assistant(calibrated=False)
-    built._searcher_factory = lambda: type("Chunks", (), {"chunks": [second, first]})()
-    whole = built._whole_section(Hit(rank=1, score=1.0, chunk=first, mode="hybrid"))
+    built.resources.use_searcher(lambda: type("Chunks", (), {"chunks": [second, first]})())
+    whole = built.resources.whole_section(Hit(rank=1, score=1.0, chunk=first, mode="hybrid"))
     assert whole.text == "Driveways shall be paved.\nThe gate shall be set back thirty feet."
     single = with_fields(first, parts=1)
-    assert built._whole_section(Hit(rank=1, score=1.0, chunk=single, mode="hybrid")).text == single.text
+    assert built.resources.whole_section(Hit(rank=1, score=1.0, chunk=single, mode="hybrid")).text == single.text
 
 
 def test_a_long_question_is_also_compared_by_the_words_around_its_use():
     from assistant.permits import RowMatch
-    from assistant.service import _use_spans
+    from assistant.routes.permit import _use_spans
 
     match = [RowMatch("2-4", "Child day care center", 1.0)]
     long = "looking space old table found online says need use permit daycare center still true"

@@ -162,7 +162,7 @@ def plain_assistant():
     from tests.test_assistant import FakeSearcher
 
     built = load_assistant(calibrated=False)
-    built._searcher_factory = lambda: FakeSearcher(built.corpus)
+    built.resources.use_searcher(lambda: FakeSearcher(built.corpus))
     return built
 
 

@@ -1,4 +1,8 @@
-"""``python -m assistant calibrate``: fit the confidence model and the answering threshold on dev.
+"""The calibration fit: the confidence model and the answering threshold, fitted on dev.
+
+Run by ``python -m assistant calibrate`` (which imports this module only when that command runs):
+the fit needs the evaluation's scorer and gold set, and lives here so that the ``assistant``
+package imports nothing of ``eval`` at module level (``eval`` uses the assistant; not the reverse).
 
 Answers every dev question with the uncalibrated assistant and judges each answer with the
 evaluation's strict scorer. One logistic model per route is fitted on the route's signals, and
@@ -17,7 +21,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from .confidence import CALIBRATION, FEATURES, Calibration, choose_threshold, fit_route
+from assistant.confidence import CALIBRATION, FEATURES, Calibration, choose_threshold, fit_route
+
+from . import atomic
+from .gold import SETS, load_gold
+from .records import parse_answer
+from .score import judge_answer
 
 MAX_WRONG_RATE = 0.03  # of the questions (issue 11: a wrong-answer rate of at most 3%)
 IN_SAMPLE_TARGETS = tuple(round(0.0025 * i, 4) for i in range(13))  # 0 to 3% of the questions
@@ -80,12 +89,7 @@ def cross_validated(judged: list[Judged], target: float) -> tuple[float, float]:
 
 
 def calibrate(max_wrong_rate: float = MAX_WRONG_RATE, path: Path = CALIBRATION, progress=None) -> Calibration:
-    from eval import atomic
-    from eval.gold import SETS, load_gold
-    from eval.records import parse_answer
-    from eval.score import judge_answer
-
-    from .service import load_assistant
+    from assistant import load_assistant
 
     assistant = load_assistant(calibrated=False)
     items = load_gold(SETS["dev"])

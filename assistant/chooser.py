@@ -1,0 +1,164 @@
+"""The chooser: asks the routes in order, never gives a candidate whose answer type is not the type
+the question asked for, and decides between answering, asking to clarify and declining.
+
+It also reads a question in its context: a follow-up ("what about in NL?") takes the rest from
+the previous question, a two-part question is answered part by part, and a parcel is answered as
+the district it is zoned. The calibrated confidence (fitted on dev) declines answers below its
+threshold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from . import answer_type, compose, dialogue
+from . import confidence as confidence_mod
+from .interpretation import interpretation_of, read_as_line
+from .resources import Resources
+from .routes import definition, district, parcel, passage, permit, section, standards
+from .types import Answer, Candidate, Query
+
+# The routes in the order they are asked; the first that proposes a candidate decides. The
+# standards route and those after it read a "who ..." question with a verb of deciding as asking
+# who decides (standards.deciding_reading); those before it read the question as asked.
+ROUTES = (
+    section.candidates,  # "17.44.065": the section named
+    parcel.candidates,  # "APN 144-720-061"
+    parcel.street_address,  # "what zone is 201 W Sierra Ave in?": declined, with the reason
+    section.by_title,  # "which section covers variances?"
+    definition.quoted,  # "is that 'demolition'?"
+    permit.candidates,  # "can I open a bar in CE?"
+    definition.candidates,  # "are e-scooters micromobility?"
+)
+ROUTES_DECIDING = (
+    standards.candidates,  # "how tall can a fence be?", "who approves a variance?"
+    section.by_table,  # "Table 2-4"
+    district.candidates,  # "what is the NM district?"
+    passage.about_named,  # a topic, district or use was named: the passages that speak of it
+    definition.of_quantity,  # "how big can a microdistillery get?"
+    passage.candidates,  # nothing else answered: the passages, if the confidence trusts them
+)
+
+
+def answer(text: str, history: Sequence, res: Resources) -> Answer:
+    """The answer to a valid question, read in the context of ``history`` (earlier questions or
+    (question, answer) turns, oldest first)."""
+    query = res.read(text)
+    clarified = clarify(query, res)
+    if clarified is not None:
+        return clarified
+    parts = dialogue.split_questions(text, res.read)
+    if parts:
+        return compound(text, parts, res)
+    query, previous = dialogue.with_previous(query, history, res.read)
+    answered = calibrated(query, interpreted(query, routed(query, res), res, previous), res)
+    return replace(answered, question=text) if previous else answered
+
+
+def routed(query: Query, res: Resources) -> Answer:
+    """The first route's candidate, if it gives the answer type asked; else a decline."""
+    if res.declined(query):
+        return compose.abstain(query, res.nearest(query), corpus=res.corpus)
+    asked = answer_type.asked(query.text)
+    for routes in (ROUTES, ROUTES_DECIDING):
+        if routes is ROUTES_DECIDING:
+            query = standards.deciding_reading(query)
+        for route in routes:
+            found = route(query, res)
+            if found:
+                return _given(query, found, asked, res)
+    return compose.abstain(query, res.nearest(query), corpus=res.corpus)  # the passage route always proposes
+
+
+def _given(query: Query, found: list[Candidate], asked: str, res: Resources) -> Answer:
+    """The first candidate of the asked type (a parcel's follow-up answered and joined); a route
+    whose candidates are all of another type is declined, saying what was asked and what was found."""
+    fitting = [c for c in found if answer_type.answers(asked, c.answer_type)]
+    if not fitting:
+        return mismatched(query, found[0], asked, res)
+    chosen = fitting[0]
+    if chosen.follow is not None:
+        answered = routed(chosen.follow, res)
+        if not answered.abstained:
+            return parcel.joined(query, chosen.answer, chosen.follow, answered, res)
+    return chosen.answer
+
+
+def mismatched(query: Query, candidate: Candidate, asked: str, res: Resources) -> Answer:
+    """The decline of a candidate whose answer type is not the type asked, naming both."""
+    given = answer_type.DESCRIBED.get(candidate.answer_type, candidate.answer_type)
+    reason = f"The question asks for {answer_type.DESCRIBED.get(asked, asked)}; the nearest answer found gives {given}."
+    nearest = list(dict.fromkeys([c.section for c in candidate.answer.citations] + res.nearest(query)))[:3]
+    declined = compose.abstain(query, nearest, reason, corpus=res.corpus, first=compose.UNSURE_LINE)
+    return replace(declined, signals={"type_mismatch": 1.0})
+
+
+def clarify(query: Query, res: Resources) -> Answer | None:
+    """A question too open to answer ("is it legal?") gets the questions it may mean, one click each."""
+    options = dialogue.clarifying_options(query, res.vocabulary)
+    if options is None:
+        return None
+    first, choices = options
+    lines = [first, *(f"- {choice}" for choice in choices),
+             "These documents cover the City of Cotati's zoning code, not state law."]
+    return Answer(question=query.text, answer="\n".join(lines), abstained=True, route="clarify", clarify=choices,
+                  interpretation=interpretation_of(query, Answer(query.text, "", True), res.vocabulary))
+
+
+def compound(text: str, parts: list[Query], res: Resources) -> Answer:
+    """Each part answered on its own; the answerable part is given, the other named as not answered."""
+    answers = [calibrated(q, interpreted(q, routed(q, res), res), res) for q in parts]
+    given = [(q, a) for q, a in zip(parts, answers) if not a.abstained]
+    if not given:
+        return replace(answers[0], question=text)
+    lines = [" ".join(a.first_line for _, a in given)]
+    for number, (q, a) in enumerate(zip(parts, answers), 1):
+        if a.abstained:
+            lines.append(f"Part {number} (\"{q.text}\") is not answered: the code documents here do not clearly answer it.")
+        else:
+            lines.append(f"Part {number} (\"{q.text}\"):")
+            lines.extend(line for line in a.answer.split("\n")[1:] if not line.startswith("Source:"))
+    citations = tuple({(c.section, c.document, c.table): c for _, a in given for c in a.citations}.values())
+    lines.append(compose.source_line(list(citations), res.corpus))
+    confidences = [a.confidence for _, a in given if a.confidence is not None]
+    return Answer(question=text, answer="\n".join(lines), abstained=False, citations=citations,
+                  lookups=tuple(cell for _, a in given for cell in a.lookups), route="compound",
+                  confidence=min(confidences) if confidences else None,
+                  interpretation={"parts": [a.interpretation for a in answers]},
+                  nearest=tuple(s for a in answers if a.abstained for s in a.nearest))
+
+
+def calibrated(query: Query, answer_: Answer, res: Resources) -> Answer:
+    """Confidence from the route's signals; below the fitted threshold the answer is declined."""
+    if answer_.abstained:
+        return answer_
+    signals = answer_.signals
+    if set(signals) & confidence_mod.MODEL_SIGNALS and res.comparable_encoder() is None:
+        # Measured with another model (or none): unknown to the fitted model, so its dev average.
+        signals = {k: v for k, v in signals.items() if k not in confidence_mod.MODEL_SIGNALS}
+    confidence = res.calibration.confidence(answer_.route, signals)
+    if confidence is None:
+        return answer_
+    if confidence < res.calibration.threshold:
+        nearest = list(dict.fromkeys([c.section for c in answer_.citations] + res.nearest(query)))[:3]
+        declined = compose.abstain(query, nearest, corpus=res.corpus, first=compose.UNSURE_LINE)
+        return replace(declined, confidence=confidence, interpretation=answer_.interpretation, signals=answer_.signals)
+    return replace(answer_, confidence=confidence)
+
+
+def interpreted(query: Query, answer_: Answer, res: Resources, previous: str = "") -> Answer:
+    """The answer with what the question was read as (JSON) and one "Read as:" line."""
+    # A route that answered another reading of the question (a parcel read as its district) says so itself.
+    interpretation = answer_.interpretation or interpretation_of(query, answer_, res.vocabulary)
+    if previous:
+        interpretation["from_previous_question"] = previous
+    if answer_.abstained or answer_.route in ("invalid",):
+        return replace(answer_, interpretation=interpretation)
+    line = read_as_line(interpretation)
+    if line and previous:
+        line += " (from your previous question)"
+    lines = answer_.answer.split("\n")
+    if line:
+        lines.insert(1, line)
+    return replace(answer_, answer="\n".join(lines), interpretation=interpretation)

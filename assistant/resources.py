@@ -1,0 +1,220 @@
+"""What every route reads: the loaded corpus, the permit and standards tables, the definitions,
+the vocabulary, the searcher (opened on first use) and the helpers the routes share.
+
+Nothing here decides an answer; the routes (``assistant/routes``) propose candidates from these
+resources and the chooser (``assistant/chooser.py``) picks one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from functools import lru_cache
+
+from . import confidence as confidence_mod
+from . import definitions, dialogue
+from .passages import document_frequencies
+from .permits import STOP, PermitTables, words_of
+from .standards import StandardsTables
+from .types import Citation, Query, SearchUnavailable
+from .understand import district_names_in, known_words_of, understand
+from .vocab import DATA
+
+STANDARDS_TOPICS = frozenset({"height", "setback", "coverage", "density", "lot_size", "parking", "bicycle", "fence",
+                              "driveway", "stalls", "expiry", "completeness", "who_decides", "variance", "amendment",
+                              "appeal", "hearing", "definition", "condo", "fees", "demolition", "design", "general_plan"})
+PERMIT_TOPICS = frozenset({"allowed", "which_districts"})
+# Words that ask rather than say what about ("how tall can ... be").
+QUESTION_WORDS = frozenset("how tall high wide big much many long far deep large small limit maximum minimum max min "
+                           "allowed rule rules requirement requirements".split())
+
+
+class Corpus:
+    """Sections and documents, with the latest statement of each section first."""
+
+    def __init__(self, sections, documents, vocabulary):
+        self.sections = list(sections)
+        self.documents = {doc.id: doc for doc in documents}
+        self.vocabulary = vocabulary
+        self.by_key = {(s.id, s.document): s for s in self.sections}
+        self.idf, _ = document_frequencies(section.text for section in self.sections)
+        self.latest: dict[str, object] = {}
+        for section in sorted(self.sections, key=lambda s: (s.date, s.document)):
+            self.latest[section.id] = section
+
+    def section(self, section_id: str, document: str | None = None):
+        if document is not None:
+            return self.by_key.get((section_id, document))
+        return self.latest.get(section_id)
+
+    def title_of(self, section_id: str, document: str) -> str:
+        section = self.by_key.get((section_id, document)) or self.latest.get(section_id)
+        return section.title if section else ""
+
+    def document_label(self, document: str) -> str:
+        info = self.documents.get(document)
+        return (info.short_title or info.title) if info else document
+
+    def citation(self, section, quote: str) -> Citation:
+        return Citation(section=section.id, title=section.title, document=section.document, date=section.date,
+                        quote=quote, ordinance_section=section.ordinance_section)
+
+
+class Resources:
+    """The corpus, tables, definitions, vocabulary and searcher, loaded once and shared by the routes."""
+
+    def __init__(self, corpus: Corpus, tables: PermitTables, searcher_factory, standards: StandardsTables | None = None,
+                 calibration: confidence_mod.Calibration | None = None):
+        self.corpus = corpus
+        self.calibration = calibration if calibration is not None else confidence_mod.UNCALIBRATED
+        self.tables = tables
+        self.standards = standards or StandardsTables(())
+        self.standards.idf = corpus.idf
+        self.definitions = definitions.collect(corpus.latest.values())
+        self.vocabulary = corpus.vocabulary
+        self.searcher_factory = searcher_factory
+        self._searcher = None
+        self.meanings = None  # the rows' meanings (routes/permit.py), built on first use
+        self.defined = None  # defined term words -> definition, for the rows' names
+        self.name_words: dict[str, frozenset[str]] = {}
+        self._sentences = None
+        self._parts_by_section = None  # (document, section) -> its section chunks in order, on first use
+        # Typos are corrected only towards words the vocabulary or the corpus itself uses, so a
+        # word the code prints ("nonresidential") is never "corrected" to another ("residential").
+        known = tables.row_words() | {word for word in corpus.idf if word.isalpha()}
+        self.out_of_scope = out_of_scope()
+        known |= {word for phrase in sum(self.out_of_scope, []) for word in phrase.split()}
+        # Built once: understanding a question must not rebuild the vocabulary or its patterns.
+        self.known_words = known_words_of(self.vocabulary, known)
+        self._declined_pattern = re.compile(
+            r"\b(?:" + "|".join(re.escape(s) for s in sum(self.out_of_scope, [])) + r")\b")
+
+    # -- the searcher and what it holds ---------------------------------------------------------------
+    @property
+    def searcher(self):
+        if self._searcher is None:
+            self._searcher = self.searcher_factory()
+        return self._searcher
+
+    def use_searcher(self, factory) -> None:
+        """Open searches with ``factory`` from now on (a test's fake searcher)."""
+        self.searcher_factory, self._searcher = factory, None
+        self.meanings, self._sentences, self._parts_by_section = None, None, None
+
+    def hits(self, text: str, k: int):
+        from index import QueryError
+
+        try:
+            return self.searcher.search(text, k=k, mode="hybrid")
+        except QueryError:
+            return []
+
+    def nearest(self, query: Query) -> list[str]:
+        return list(dict.fromkeys(hit.section for hit in self.hits(query.corrected or query.text, 5)))[:3]
+
+    def comparable_encoder(self):
+        """The index's encoder, when its similarities mean what the calibration was fitted on: a
+        searcher without a model, one not ready yet, or another model (a test's hashing encoder)
+        leaves the meaning signals unknown instead of misread."""
+        try:
+            encoder = getattr(self.searcher, "encoder", None)
+        except SearchUnavailable:
+            return None
+        fitted = self.calibration.fitted_on.get("model")
+        if encoder is None or (fitted and getattr(encoder, "model_id", None) != fitted):
+            return None
+        return encoder
+
+    def section_parts(self) -> dict:
+        if self._parts_by_section is None:
+            found: dict = {}
+            for chunk in self.searcher.chunks:
+                if chunk.kind == "section":
+                    found.setdefault((chunk.document, chunk.section), []).append(chunk)
+            self._parts_by_section = {key: tuple(sorted(chunks, key=lambda c: c.part)) for key, chunks in found.items()}
+        return self._parts_by_section
+
+    def whole_section(self, hit):
+        """The hit with its section's every part: a long section is split for retrieval, and the
+        sentence that answers may sit in another part than the one the search ranked first."""
+        if hit.chunk.parts <= 1:
+            return hit
+        parts = self.section_parts().get((hit.chunk.document, hit.section), ())
+        if len(parts) <= 1:
+            return hit
+        return replace(hit, chunk=replace(hit.chunk, text="\n".join(part.text for part in parts)))
+
+    def sentence_meaning(self, question: str, hits) -> dict[str, float] | None:
+        """Closeness in meaning of each sentence of the hits to the question; None without a model."""
+        vectors = self._sentence_vectors()
+        if vectors is None:
+            return None
+        from .passages import split_sentences
+
+        query_vector = self.searcher.query_vector(question)  # the vector the search just computed
+        return vectors.similarities(query_vector, (s for hit in hits for _, s in split_sentences(hit.text)))
+
+    def _sentence_vectors(self):
+        if self._sentences is None:
+            encoder = self.comparable_encoder()
+            if encoder is None:
+                return None
+            searcher = self.searcher
+            from .sentences import corpus_sentences, load_or_build
+
+            texts = [chunk.text for chunk in searcher.chunks if chunk.kind == "section"]
+            self._sentences = load_or_build(getattr(searcher, "path", None), encoder.model_id, corpus_sentences(texts),
+                                            lambda batch: encoder.encode(list(batch), batch_size=64))
+        return self._sentences
+
+    # -- reading the question -------------------------------------------------------------------------
+    def read(self, text: str) -> Query:
+        return understand(text, self.vocabulary, self.known_words)
+
+    def declined(self, query: Query) -> bool:
+        """The question is about a subject or a place these documents do not cover."""
+        return self._declined_pattern.search(query.normalized) is not None
+
+    def mentions_district(self, text: str, districts: tuple[str, ...]) -> bool:
+        lowered = text.lower()
+        for symbol in districts:
+            district = self.vocabulary.district(symbol)
+            names = [district.name.lower(), *district.aliases] if district else []
+            if re.search(rf"(?<![A-Za-z]){symbol}(?![A-Za-z])", text) or any(name in lowered for name in names):
+                return True
+        return False
+
+    def other_words(self, query: Query) -> set[str]:
+        """The question's content words that are neither its topics' words nor district names."""
+        topic_words = {w for topic in query.topics for phrase in self.vocabulary.topics[topic][0] for w in words_of(phrase)}
+        text = dialogue.without_words(query.normalized, (*query.district_words, *district_names_in(query.normalized, self.vocabulary)))
+        return {w for w in words_of(text) if w not in STOP and w not in topic_words and w not in QUESTION_WORDS and len(w) > 2}
+
+
+# -- helpers the routes share ----------------------------------------------------------------------------
+def readable(lookups) -> float:
+    """Share of the cells used that hold a value read with confidence (by the parser, or by a
+    reviewed reading of the printed table)."""
+    if not lookups:
+        return 0.0
+    return sum(1 for cell in lookups if cell.get("value") and (not cell.get("review") or cell.get("reviewed"))) / len(lookups)
+
+
+def clip_sentences(text: str, limit: int = 700) -> str:
+    """The text up to the last whole sentence within ``limit`` characters."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    end = max(cut.rfind(". "), cut.rfind("; "))
+    return cut[: end + 1] if end > 0 else clip(text, limit)
+
+
+def clip(text: str, limit: int = 600) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+@lru_cache(maxsize=1)
+def out_of_scope() -> tuple[list[str], list[str]]:
+    data = json.loads((DATA / "out_of_scope.json").read_text(encoding="utf-8"))
+    return data["subjects"], data["other_places"]

@@ -1,0 +1,13 @@
+"""The routes: leaves that each read the understood question and the shared resources and return
+candidate answers (``Candidate``: the answer type it gives, the answer, the features of its
+confidence). One contract for every route: ``route(query, resources) -> list[Candidate]``, empty
+when the route does not apply. The chooser (``assistant/chooser.py``) asks them in order.
+
+- ``section``: a section by number, by title, or the section printing a named table
+- ``parcel``: a parcel by its assessor's number; a street address's zone (declined, with the reason)
+- ``definition``: a defined term (quoted, named alone, or defining the quantity asked)
+- ``permit``: the permit-table cell for a use and district
+- ``standards``: a standards-table row (a measure, or who decides)
+- ``district``: what a district is (its printed purpose)
+- ``passage``: quoted sentences the search finds
+"""

@@ -1,0 +1,48 @@
+"""The passage route: quotes from the sections the search finds, the sentence that answers the
+question best first. Gives ``passage`` (or declines when no found text speaks to the question)."""
+
+from __future__ import annotations
+
+from .. import compose
+from ..resources import Resources
+from ..types import Candidate, Query
+
+GIVES = "passage"
+
+
+def candidates(query: Query, res: Resources) -> list[Candidate]:
+    """Nothing the vocabulary knows was named, or nothing else answered: the passages still answer,
+    if the calibrated confidence trusts them; a keyword list does not decide what the code covers."""
+    found = passages(query, res)
+    return [Candidate("decline" if found.abstained else GIVES, found)]
+
+
+def about_named(query: Query, res: Resources) -> list[Candidate]:
+    """A topic, district or use was named and no table or definition answered: the passages do."""
+    if not (query.topics or query.districts or query.land_use):
+        return []
+    return candidates(query, res)
+
+
+def passages(query: Query, res: Resources):
+    hits = res.hits(query.corrected or query.text, 8)
+    preferred = {s for topic in query.topics for s in res.vocabulary.topics[topic][1]}
+    ranked = sorted(hits, key=lambda h: (h.section not in preferred, h.rank))
+    # Table-row chunks are text made from cells for retrieval: quotes come from the documents.
+    supported = [h for h in ranked if (h.bm25_rank is not None or h.direct) and h.chunk.kind == "section"]
+    if query.districts:
+        # A question about a district is answered only by text that speaks of that district.
+        supported = [h for h in supported if res.mentions_district(h.text, query.districts)]
+    if not supported:  # the hits already fetched are the nearest sections: no second search
+        return compose.abstain(query, list(dict.fromkeys(hit.section for hit in hits[:5]))[:3], corpus=res.corpus)
+    chosen = [res.whole_section(hit) for hit in _distinct_sections(supported)[:4]]
+    return compose.passage_answer(query, chosen, res.corpus, res.sentence_meaning(query.corrected or query.text, chosen))
+
+
+def _distinct_sections(hits):
+    seen, out = set(), []
+    for hit in hits:
+        if hit.section not in seen:
+            seen.add(hit.section)
+            out.append(hit)
+    return out

@@ -1,0 +1,67 @@
+"""The standards route: the standards-table row a question names (height, setbacks, parking,
+fences, who decides ...), or the whole small table when it names the topic and no row. Gives the
+measure its cells state (``length``, ``area``, ``count``, ``percent``, ``duration`` ...), or
+``body`` for Table 6-1 (who decides) and ``list`` for Table 2-1 (which districts fit a General
+Plan designation)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from .. import answer_type, compose
+from ..resources import STANDARDS_TOPICS, Resources, readable
+from ..types import Candidate, Query
+
+# Verbs of deciding (general English): "who approves / hears / signs off on / makes the call".
+DECIDING = re.compile(r"\b(?:decid\w*|decision\w*|authorit\w*|approv\w*|hear\w*|grant\w*|review\w*|sign\w*|rul\w*|call|issu\w*|den\w+|vote\w*|"
+                      r"make\w*|say|says|authoriz\w*|allow\w*|permit\w*|handle\w*|oversee\w*|in charge|final)\b")
+STANDARDS_TIE = 0.5  # row scores count shared words in steps of 1 (2 for a label word); less is a tie
+TABLE_GIVES = {"6-1": "body", "2-1": "list"}  # tables whose cells are not measures
+
+
+def deciding_reading(query: Query) -> Query:
+    """"who makes the call on ...": a question that asks who decides is asking Table 6-1;
+    "who is the director?" asks for a person, whom the code does not name (it names roles)."""
+    if answer_type.detect(query.text) != "who":
+        return query
+    deciding = DECIDING.search(query.normalized) is not None
+    topics = tuple(t for t in query.topics if t != "who_decides" or deciding)
+    return replace(query, topics=topics + (("who_decides",) if deciding and "who_decides" not in topics else ()))
+
+
+def gives(table: str, values: str) -> str:
+    """The answer type a standards table's cells give."""
+    return TABLE_GIVES.get(table.removeprefix("Table ").strip()) or answer_type.measure_in(values)
+
+
+def _values(lookup) -> str:
+    return " ".join(str(e.cell.value or "") for e in (lookup.entries if lookup else ())
+                    if not e.cell.column.startswith("Applicable"))
+
+
+def candidates(query: Query, res: Resources) -> list[Candidate]:
+    if not set(query.topics) & STANDARDS_TOPICS:
+        return []
+    asks = answer_type.detect(query.text)
+    lookup = res.standards.lookup(query)
+    values = _values(lookup)
+    if lookup is not None and not answer_type.units_agree(query.text, values):
+        lookup = None  # the row gives another measure than the one asked ("what share ..." -> "8 feet")
+    elif lookup is not None and asks in answer_type.QUANTITIES and not answer_type.present(
+            "number" if asks == "duration" else asks, values):
+        lookup = None  # "what is the deadline ...": a row of roles or a cross-reference states no quantity
+    if lookup is not None and lookup.readable:
+        found = compose.standards_answer(query, lookup, res.corpus)
+        return [Candidate(gives(lookup.table, values), replace(found, signals={
+            "row_share": lookup.share, "row_margin": min(lookup.margin, 5.0),
+            # another row fits the question's words as well, and only fewer unexplained words chose this one
+            "row_tied": float(lookup.margin < STANDARDS_TIE),
+            "district_named": float(bool(query.districts)), "cell_readable": readable(found.lookups)}))]
+    if lookup is None and asks != "other" and len(res.other_words(query)) <= 1:
+        rows = res.standards.overview(query)
+        if rows:
+            found = compose.standards_overview(query, rows, res.corpus)
+            return [Candidate(gives(rows[0].table, " ".join(_values(row) for row in rows)),
+                              replace(found, signals={"cell_readable": readable(found.lookups)}))]
+    return []
