@@ -43,6 +43,7 @@ def detect(question: str) -> str:
 
 
 QUANTITIES = frozenset({"duration", "number", "money"})  # kinds answered only by a stated quantity
+_LIST_NUMBER = re.compile(r"(?:^|(?<=[\s;:]))\(?\d{1,2}(?:\.{1,2}|\))(?=\s)")
 _SECTION_NUMBER = re.compile(r"\b\d{1,2}\.\d{2}(?:\.\d{3})?(?:\([A-Za-z0-9]+\))*")
 
 
@@ -51,6 +52,7 @@ def present(kind: str, sentence: str) -> bool:
     if kind == "section":
         return bool(re.search(r"\b\d{1,2}\.\d{2}(?:\.\d{3})?\b", sentence))
     sentence = _SECTION_NUMBER.sub(" ", sentence)  # "See Section 17.42.170" states no quantity
+    sentence = _LIST_NUMBER.sub(" ", sentence)  # nor does a list's numbering ("10. Tower means ...")
     if kind == "money":
         return bool(re.search(r"\$\s*\d|\b\d[\d,]*(?:\.\d\d)? dollars\b", sentence, re.I))
     if kind == "duration":
@@ -133,6 +135,13 @@ _ASKED_CUES = (
                             r"[\w\s]{0,40}?\b(?:find|found|determine|determined|show|shown|demonstrate|prove)\b", re.I)),
     ("referral", re.compile(r"\brefer(?:s|red|ral|ring)?\b", re.I)),
     ("consequence", re.compile(r"\bwhat (?:happens|will happen|would happen)\b|\bconsequences?\b", re.I)),
+    # what an application or submittal must hold: a list in the code's text, never a table cell
+    ("requirements", re.compile(r"\bwhat (?:\w+ )?(?:information|documents?|paperwork|materials?|reports?|studies|plans|items)\b"
+                                r"|\bwhat\b[\w\s]{0,30}?\b(?:application|submittal|submission)s?\b[\w\s]{0,60}?"
+                                r"\b(?:include|contain|show)\b", re.I)),
+    # which permit or review a project needs: a permit cell or the code's text, not a definition
+    ("permit", re.compile(r"\b(?:what|which) (?:kind of |type of |sort of |level of )?(?:city |planning |land use )?"
+                          r"(?:permits?|approvals?|reviews?|entitlements?)\b", re.I)),
 )
 # What answers each asked type; an asked type not listed here is answered by any type.
 # A table of who decides (body) or a permit code answers none of the first three; a permit code
@@ -147,11 +156,15 @@ ACCEPTS: dict[str, frozenset[str]] = {
     "number": _RUNNING_TEXT | QUANTITY_TYPES | {"text", "district_description"},
     "money": _RUNNING_TEXT | {"money", "number", "text"},
     "who": _RUNNING_TEXT | {"body", "permit_code", "text"},
+    "requirements": _RUNNING_TEXT - {"definition"},
+    "permit": (_RUNNING_TEXT - {"definition"}) | {"permit_code", "text"},
 }
 DESCRIBED = {
     "findings": "what must be found or shown (a list in the code's text)",
     "referral": "whether a decision may be referred to another body (the code's text)",
     "consequence": "what happens in a case (the code's text)",
+    "requirements": "what an application must include (a list in the code's text)",
+    "permit": "which permit or review is needed", "definition": "a definition",
     "duration": "a time span", "how_long": "a length or a time span", "number": "a quantity", "money": "an amount of money", "who": "who decides",
     "permit_code": "a permit requirement (a permit table cell)", "body": "who decides (Table 6-1)",
     "list": "a list of districts (a table)", "text": "a table cell's words",

@@ -57,27 +57,29 @@ def answer(text: str, history: Sequence, res: Resources) -> Answer:
 
 
 def routed(query: Query, res: Resources) -> Answer:
-    """The first route's candidate, if it gives the answer type asked; else a decline."""
+    """The first route's candidate of the answer type asked. A route whose candidates are all of
+    another type gives way to the routes after it; when none gives the type asked, the question is
+    declined, saying what was asked and what the first route found."""
     if res.declined(query):
         return compose.abstain(query, res.nearest(query), corpus=res.corpus)
     asked = answer_type.asked(query.text)
+    first_mismatch: Candidate | None = None
     for routes in (ROUTES, ROUTES_DECIDING):
         if routes is ROUTES_DECIDING:
             query = standards.deciding_reading(query)
         for route in routes:
             found = route(query, res)
-            if found:
-                return _given(query, found, asked, res)
-    return compose.abstain(query, res.nearest(query), corpus=res.corpus)  # the passage route always proposes
+            fitting = [c for c in found if answer_type.answers(asked, c.answer_type)]
+            if fitting:
+                return _given(query, fitting[0], res)
+            first_mismatch = first_mismatch or (found[0] if found else None)
+    if first_mismatch is not None:
+        return mismatched(query, first_mismatch, asked, res)
+    return compose.abstain(query, res.nearest(query), corpus=res.corpus)
 
 
-def _given(query: Query, found: list[Candidate], asked: str, res: Resources) -> Answer:
-    """The first candidate of the asked type (a parcel's follow-up answered and joined); a route
-    whose candidates are all of another type is declined, saying what was asked and what was found."""
-    fitting = [c for c in found if answer_type.answers(asked, c.answer_type)]
-    if not fitting:
-        return mismatched(query, found[0], asked, res)
-    chosen = fitting[0]
+def _given(query: Query, chosen: Candidate, res: Resources) -> Answer:
+    """The chosen candidate's answer (a parcel's follow-up answered and joined)."""
     if chosen.follow is not None:
         answered = routed(chosen.follow, res)
         if not answered.abstained:
