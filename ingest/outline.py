@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10,
          "xi": 11, "xii": 12}
-LINE_MARKER = re.compile(r"^(?:(?P<dot>\d{1,2}[a-z]?|[A-Za-z]|[ivx]{2,4})\.{1,2}|\((?P<paren>\d{1,2}|[A-Za-z]|[ivx]{2,4})\))"
+LINE_MARKER = re.compile(r"^(?:(?P<dot>\d{1,2}[a-z]?|[A-Za-z]|[ivx]{2,4})\.{1,2}|\((?P<paren>\d{1,2}|[A-Za-z]|[ivx]{2,4})\)|"
+                         r"(?P<close>\d{1,2}|[a-z]|[ivx]{2,4})\))"
                          r"(?:\s+|$|(?<=[A-Z]\.)(?=[A-Z][a-z]))")  # "4.." and "H.Screening" as printed
 GLUED_MARKER = re.compile(r"(?<=[.;:])[\"”)]?\s+(?:(?P<dot>\d{1,2}[a-z]?|[A-Za-z]|[ivx]{2,4})\.|"
                           r"\((?P<paren>\d{1,2}|[A-Za-z]|[ivx]{2,4})\))\s+(?=[\"“(]?[A-Z])")
@@ -50,8 +51,9 @@ class Item:
     parts: list[str] = field(default_factory=list)
 
 
-def interpretations(token: str, paren: bool) -> list[Marker]:
-    prefix = "p" if paren else ""
+def interpretations(token: str, paren: bool | str) -> list[Marker]:
+    """Readings of a marker token; ``paren`` is "" / False for "A.", "paren" / True for "(1)", "close" for "a)"."""
+    prefix = "c" if paren == "close" else "p" if paren else ""
     out: list[Marker] = []
     match = re.fullmatch(r"(\d{1,2})([a-z]?)", token)
     if match:
@@ -120,6 +122,11 @@ class OutlineState:
             for option in options:
                 if option.style not in styles and self.lenient_start:
                     return self._push(option, token)
+            for depth in range(len(self.stack) - 1, -1, -1):  # a misprinted later letter ("c)" then "g)")
+                level = self.stack[depth]
+                ahead = [o for o in options if o.style == level.style and o.ordinal > level.ordinal]
+                if ahead:
+                    return self._set(depth, ahead[0], token)
         where = ".".join(self.labels()) or "top"
         return False, f"out of sequence at {where}" if at_line_start else f"not a list item in running text at {where}"
 
@@ -138,8 +145,9 @@ def line_marker(line: str) -> tuple[str, bool, int] | None:
     match = LINE_MARKER.match(line)
     if not match:
         return None
-    token = match.group("dot") or match.group("paren")
-    return token, match.group("paren") is not None, match.end()
+    token = match.group("dot") or match.group("paren") or match.group("close")
+    style = "paren" if match.group("paren") else "close" if match.group("close") else ""
+    return token, style, match.end()
 
 
 def glued_markers(line: str, start: int = 0):

@@ -24,9 +24,10 @@ from .values import Untyped, Value, read_values, vocab
 SENTENCE_END = (".", ":", ";", "?", "!")
 CONTEXT_HEADING = re.compile(r"\((\d{1,2}\.\d{2}\.\d{3})\s*((?:\([A-Za-z0-9]{1,4}\))+)\)\s*$")
 NOTES_LINE = re.compile(r"^(?:Notes|NOTES)\s*:\s*(.*)$")
-NOTE_START = re.compile(r"^(?:\(\d{1,2}\)|\*)\s")
+NOTE_START = re.compile(r"^(?:\(\d{1,2}\)|\*|\(Ord\.)\s")  # a history note may sit between two notes
 HEAD_VERBS = re.compile(r"\b(?:shall|may|must|is|are|will|be|has|have|was|were|should|can|provide|includes?)\b", re.I)
 MAX_HEAD_WORDS = 10
+UNIT_ABBREVIATIONS = frozenset({"ft", "in"})  # "... 250 sq. ft. Done." ends a sentence before a capital word
 
 
 @dataclass(frozen=True)
@@ -92,14 +93,15 @@ def _regions(section: Section, lines: list[str]) -> _Regions:
     regions = _Regions()
     for index, line in enumerate(lines):
         heading = HEADING.match(line)
-        if heading and (heading.group(1) == section.id or section.id.endswith(heading.group(1))):
+        if heading and (heading.group(1) == section.id or section.id.endswith(heading.group(1))) and (
+                index == 0 or CONTEXT_HEADING.search(line) or _titled(heading.group(2), section.title)):
             regions.skip.add(index)
             context = CONTEXT_HEADING.search(line)
             if context:
                 regions.contexts[index] = tuple(re.findall(r"\(([A-Za-z0-9]{1,4})\)", context.group(2)))
             elif index:
                 regions.contexts[index] = ()
-        elif HISTORY_NOTE.match(line):
+        elif HISTORY_NOTE.match(line) and not line_marker(line):
             regions.skip.add(index)
     for start, end, notes, number in _tables(section, lines):
         regions.table_lines.update(range(start, end))
@@ -108,6 +110,13 @@ def _regions(section: Section, lines: list[str]) -> _Regions:
             regions.skip.update(notes)
             regions.notes.append((number, notes))
     return regions
+
+
+def _titled(rest: str, title: str) -> bool:
+    """A section number inside the text heads a part only when the section's title follows it
+    (not "... Section\n17.62.070 F. below.")."""
+    first = title.split()[:2]
+    return bool(first) and rest.lower().startswith(" ".join(first).lower())
 
 
 def _tables(section: Section, lines: list[str]):
@@ -259,7 +268,8 @@ def split_sentences(text: str) -> list[tuple[int, str]]:
     for match in re.finditer(r"[.?!][\"”')]*\s+(?=[\"“(]?[A-Z0-9])", text):
         before = text[start:match.start() + 1]
         word = re.search(r"([A-Za-z.]+)\.$", before)
-        if word and (word.group(1).lower() in abbreviations or len(word.group(1)) == 1):
+        unit_end = word and word.group(1).lower() in UNIT_ABBREVIATIONS and text[match.end():match.end() + 1].isalpha()
+        if word and (word.group(1).lower() in abbreviations or len(word.group(1)) == 1) and not unit_end:
             continue
         if re.search(r"\d\.$", before) and re.match(r"\d", text[match.end():]):
             continue

@@ -150,7 +150,7 @@ REFERENCE_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
     (reason, re.compile(pattern, re.I)) for reason, pattern in (
         ("history note", r"\((?:[^()]|\([^()]*\))*\bOrd\.?\s*\d+(?:[^()]|\([^()]*(?:\([^()]*\))?[^()]*\))*\)?"),
         ("date", r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)"
-                 r"\s+\d{1,2},?\s+\d{4}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b"),
+                 r"\s*\d{1,2},?\s+\d{4}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b"),
         ("parcel number", r"\b(?:APN\s*)?\d{3}-\d{3}-\d{3}\b"),
         ("code reference", r"(?:\b(?:Sections?|Chapters?|Articles?|Titles?|Divisions?|Parts?|§+|Subsections?|Ord\.|"
                            r"Ordinances?|Resolutions?|Res\.|No\.|Nos\.|Tables?|Figures?|Appendix|Exhibit|Exh\.|"
