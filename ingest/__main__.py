@@ -19,6 +19,10 @@ def main(argv: list[str] | None = None) -> int:
         from .tables.cli import main as tables_main
 
         return tables_main(argv[1:])
+    if argv[:1] == ["provisions"]:
+        from .provisions_cli import main as provisions_main
+
+        return provisions_main(argv[1:])
     if argv[:1] == ["checksum"]:
         return _checksum(argv[1:])
     if argv[:1] in (["diff"], ["add"]):
@@ -28,7 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m ingest",
         description="Split ordinance and code documents (.txt, .pdf) into sections. "
-        "Without PATH: the bundled corpus. Subcommands: 'tables' for table cells, 'diff' for what a new "
+        "Without PATH: the bundled corpus. Subcommands: 'tables' for table cells, 'provisions' for running text "
+        "as provisions with typed values, 'diff' for what a new "
         "document changes, 'add' to add it to the corpus, 'checksum' to record the documents' sha256 in the "
         "manifest after an intended edit.",
     )

@@ -63,9 +63,12 @@ def strip_furniture(pages: Sequence[Page], derive_pages: bool) -> list[Line]:
     """Drop footers, running heads and picture markers; leave one break marker per furniture block."""
     out: list[Line] = []
     extra_pages = 0
+    number = 0  # source line, counted across pages (a .txt's form feeds do not end a line)
     for page in pages:
         in_furniture = False
+        number -= 1 if page.number > 1 and not derive_pages else 0
         for raw in page.text.split("\n"):
+            number += 1
             text = BULLET.sub("", raw.strip()).strip()
             if PICTURE_MARKERS.match(text):
                 continue
@@ -85,7 +88,7 @@ def strip_furniture(pages: Sequence[Page], derive_pages: bool) -> list[Line]:
                     out.append(Line(page.number + extra_pages, ""))
                 continue
             in_furniture = False
-            out.append(Line(page.number + extra_pages, text))
+            out.append(Line(page.number + extra_pages, text, number=number, last=number))
     return out
 
 
@@ -211,7 +214,8 @@ def merge_broken_paragraphs(lines: Sequence[Line]) -> list[Line]:
             if _repeats_tail(previous.text, line.text):
                 continue
             if after_break and _continues(previous.text, line.text):
-                out[last_text] = _with_text(previous, f"{previous.text} {line.text}")
+                joined = _with_text(previous, f"{previous.text} {line.text}")
+                out[last_text] = Line(joined.page, joined.text, joined.heads, joined.page_break, joined.number, line.last)
                 after_break = False
                 continue
         out.append(line)
@@ -221,7 +225,7 @@ def merge_broken_paragraphs(lines: Sequence[Line]) -> list[Line]:
 
 
 def _with_text(line: Line, text: str) -> Line:
-    return Line(line.page, text, line.heads, line.page_break)
+    return Line(line.page, text, line.heads, line.page_break, line.number, line.last)
 
 
 def _repeats_tail(previous: str, current: str) -> bool:

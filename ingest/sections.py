@@ -242,8 +242,10 @@ def _build(document, section_id, title, chapter, body, offsets, excerpt, label, 
         text_lines.pop(0)
     if not text_lines:
         text_lines = [body[0]]
-    text = re.sub(r"\n{3,}", "\n\n", "\n".join(line.text for _, line in text_lines))
     first, last = text_lines[0][0], text_lines[-1][0]
+    kept = [line for n, (_, line) in enumerate(text_lines)
+            if line.text or n == 0 or text_lines[n - 1][1].text]  # one blank line between paragraphs
+    text = "\n".join(line.text for line in kept)
     return Section(
         id=section_id,
         title=title,
@@ -257,6 +259,7 @@ def _build(document, section_id, title, chapter, body, offsets, excerpt, label, 
         excerpt=excerpt,
         ordinance_section=label,
         kind=kind,
+        source_lines=tuple((line.number, line.last) for line in kept),
     )
 
 
@@ -335,5 +338,6 @@ def _merge_same_id(sections: list[Section]) -> list[Section]:
             excerpt=earlier.excerpt and section.excerpt,
             ordinance_section="; ".join(dict.fromkeys(labels)),
             kind=earlier.kind,
+            source_lines=earlier.source_lines + section.source_lines,
         )
     return list(merged.values())

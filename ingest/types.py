@@ -47,6 +47,8 @@ class Line:
     text: str
     heads: tuple[str, ...] = ()  # running-head section numbers printed at this page break
     page_break: bool = False  # a marker where page furniture was removed; text is empty
+    number: int = 0  # 1-based line of the source text this line starts on (0: not known)
+    last: int = 0  # the source line it ends on (a paragraph re-joined across a page break ends later)
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,8 @@ class Section:
     excerpt: bool = False  # the document marks the text "(excerpt)": only part of the section
     ordinance_section: str = ""  # e.g. "SECTION 10" when the text comes from an ordinance
     kind: str = "code"  # "code" | "ordinance"
+    # (first, last) source line of each line of ``text`` (``text.split("\n")``); () when not known
+    source_lines: tuple[tuple[int, int], ...] = ()
 
     @property
     def chars(self) -> int:
