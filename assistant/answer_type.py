@@ -141,7 +141,7 @@ _ASKED_CUES = (
                                 r"\b(?:include|contain|show)\b", re.I)),
     # which permit or review a project needs: a permit cell or the code's text, not a definition
     ("permit", re.compile(r"\b(?:what|which) (?:kind of |type of |sort of |level of )?(?:city |planning |land use )?"
-                          r"(?:permits?|approvals?|reviews?|entitlements?)\b", re.I)),
+                          r"(?:permits?|approvals?|reviews?|entitlements?)\b(?! (?:authority|authorities|body|board))", re.I)),
 )
 # What answers each asked type; an asked type not listed here is answered by any type.
 # A table of who decides (body) or a permit code answers none of the first three; a permit code
