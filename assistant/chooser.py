@@ -16,7 +16,7 @@ from . import answer_type, compose, dialogue
 from . import confidence as confidence_mod
 from .interpretation import interpretation_of, read_as_line
 from .resources import Resources
-from .routes import definition, district, parcel, passage, permit, section, standards
+from .routes import definition, district, parcel, passage, permit, provision, section, standards
 from .types import Answer, Candidate, Query
 
 # The routes in the order they are asked; the first that proposes a candidate decides. The
@@ -35,6 +35,7 @@ ROUTES_DECIDING = (
     standards.candidates,  # "how tall can a fence be?", "who approves a variance?"
     section.by_table,  # "Table 2-4"
     district.candidates,  # "what is the NM district?"
+    provision.candidates,  # "how wide must the driveway be?", "what findings must be made?": running text
     passage.about_named,  # a topic, district or use was named: the passages that speak of it
     definition.of_quantity,  # "how big can a microdistillery get?"
     passage.candidates,  # nothing else answered: the passages, if the confidence trusts them
@@ -76,6 +77,13 @@ def routed(query: Query, res: Resources) -> Answer:
     if first_mismatch is not None:
         return mismatched(query, first_mismatch, asked, res)
     return compose.abstain(query, res.nearest(query), corpus=res.corpus)
+
+
+def given_by_route(query: Query, found: list[Candidate], asked: str, res: Resources) -> Answer:
+    """What one route's candidates give: the first of the type asked, or the decline that names
+    the type asked and the type found (the chooser then tries the routes after it)."""
+    fitting = [c for c in found if answer_type.answers(asked, c.answer_type)]
+    return _given(query, fitting[0], res) if fitting else mismatched(query, found[0], asked, res)
 
 
 def _given(query: Query, chosen: Candidate, res: Resources) -> Answer:

@@ -38,17 +38,20 @@ FEATURES: dict[str, tuple[str, ...]] = {
     "passage": ("quote_coverage", "answer_type_found", "duration_found", "both_retrievers", "hit_rank", "dense_score",
                 "sentence_similarity"),
     "definition": ("term_words", "term_quoted"),
+    "provision": ("provision_coverage", "provision_similarity", "provision_margin", "section_rank", "list_answer",
+                  "both_retrievers"),
     "section": ("section_found",),
     "section_title": ("title_share", "title_margin", "hit_rank"),
 }
 # Signals whose values depend on the embedding model: meaningless under another model.
-MODEL_SIGNALS = frozenset({"dense_score", "sentence_similarity", "meaning_margin", "meaning_similarity"})
+MODEL_SIGNALS = frozenset({"dense_score", "sentence_similarity", "meaning_margin", "meaning_similarity",
+                           "provision_similarity"})
 # Before any fit: how often each route tends to be right (only the order matters).
 # A whole small table ("standards_table") is shown when its topic is named and no row is: every row
 # is a cell of the table, so it is as safe as a section lookup unless cells are unreadable; a
 # district's own paragraph ("district"), found by its printed heading, likewise.
 # A section found by its title ("section_title") is a guess until dev questions of that kind fit it.
-PRIORS = {"section_title": 0.6, "section": 0.9, "standards_table": 0.9, "district": 0.9, "permit": 0.8, "standards": 0.7, "definition": 0.6, "passage": 0.4}
+PRIORS = {"provision": 0.5, "section_title": 0.6, "section": 0.9, "standards_table": 0.9, "district": 0.9, "permit": 0.8, "standards": 0.7, "definition": 0.6, "passage": 0.4}
 
 
 @dataclass(frozen=True)

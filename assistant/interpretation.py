@@ -42,7 +42,10 @@ def _district_words(query: Query) -> list[str]:
 
 
 def read_as_line(interpretation: dict) -> str:
-    """One line a resident can check: "Read as: Bar, tavern (Table 2-3) in CE"."""
+    """One line a resident can check: "Read as: Bar, tavern (Table 2-3) in CE"; for a provision,
+    its heading path ("17.44.060 Facility design ... > E. Additional Screening and Landscaping")."""
+    if interpretation.get("heading_path"):
+        return "Read as: " + " > ".join(interpretation["heading_path"])
     parts = []
     uses = interpretation.get("uses") or []
     if uses:

@@ -79,6 +79,8 @@ class Resources:
         self.defined = None  # defined term words -> definition, for the rows' names
         self.name_words: dict[str, frozenset[str]] = {}
         self._sentences = None
+        self._provisions = None  # the corpus's provisions in force (ingest.provisions), on first use
+        self._provision_vectors = None
         self._parts_by_section = None  # (document, section) -> its section chunks in order, on first use
         # Typos are corrected only towards words the vocabulary or the corpus itself uses, so a
         # word the code prints ("nonresidential") is never "corrected" to another ("residential").
@@ -101,6 +103,7 @@ class Resources:
         """Open searches with ``factory`` from now on (a test's fake searcher)."""
         self.searcher_factory, self._searcher = factory, None
         self.meanings, self._sentences, self._parts_by_section = None, None, None
+        self._provision_vectors = None
 
     def hits(self, text: str, k: int):
         from index import QueryError
@@ -167,6 +170,32 @@ class Resources:
             self._sentences = load_or_build(getattr(searcher, "path", None), encoder.model_id, corpus_sentences(texts),
                                             lambda batch: encoder.encode(list(batch), batch_size=64))
         return self._sentences
+
+    def provisions(self) -> list:
+        """The corpus's provisions in force: its sections' outlines and sentences (ingest.provisions)."""
+        if self._provisions is None:
+            from ingest.provisions import effective_provisions, provisions_of
+
+            sections = self.corpus.sections
+            found, _ = provisions_of(sections)
+            excerpts = {(s.document, s.id): getattr(s, "excerpt", False) for s in sections}
+            self._provisions = effective_provisions(found, excerpts)
+        return self._provisions
+
+    def provision_meaning(self, question: str, provisions) -> dict[str, float] | None:
+        """Closeness in meaning of each provision's text to the question; None without a model."""
+        if self._provision_vectors is None:
+            encoder = self.comparable_encoder()
+            if encoder is None:
+                return None
+            from .sentences import load_or_build
+
+            texts = list(dict.fromkeys(p.text for p in self.provisions()))
+            self._provision_vectors = load_or_build(
+                getattr(self.searcher, "path", None), encoder.model_id, texts,
+                lambda batch: encoder.encode(list(batch), batch_size=64), cache_name="provisions.npz")
+        query_vector = self.searcher.query_vector(question)
+        return self._provision_vectors.similarities(query_vector, (p.text for p in provisions))
 
     # -- reading the question -------------------------------------------------------------------------
     def read(self, text: str) -> Query:

@@ -51,11 +51,13 @@ class SentenceVectors:
 
 
 def load_or_build(folder: Path | None, model: str, sentences: list[str],
-                  encode: Callable[[list[str]], object]) -> SentenceVectors:
+                  encode: Callable[[list[str]], object], cache_name: str = CACHE_NAME) -> SentenceVectors:
+    """The texts' vectors from ``folder/cache_name`` when it holds them for this model, else encoded
+    (and saved there). Provisions use the same cache under another name."""
     import numpy as np
 
     key = _key(model, sentences)
-    path = Path(folder) / CACHE_NAME if folder else None
+    path = Path(folder) / cache_name if folder else None
     if path is not None and path.is_file():
         try:
             with np.load(path, allow_pickle=False) as stored:

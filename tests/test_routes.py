@@ -36,7 +36,7 @@ def _check(route, question: str, res, proposes: bool = True) -> Answer | None:
         return None
     assert all(isinstance(c, Candidate) and c.answer_type in answer_type.GIVEN for c in found)
     asked = answer_type.asked(question)
-    given = chooser._given(query, found, asked, res)
+    given = chooser.given_by_route(query, found, asked, res)
     if not given.abstained:
         chosen = next(c for c in found if c.answer is given or c.follow is not None)
         assert answer_type.answers(asked, chosen.answer_type), (question, asked, chosen.answer_type)
@@ -130,7 +130,46 @@ def test_which_types_answer_which(asked, given, answers):
 def test_the_chooser_declines_a_route_whose_every_candidate_is_of_another_type(res):
     query = Query(text="What must the review authority find?", normalized="what must the review authority find")
     body = Candidate("body", Answer(query.text, "Planning Commission", False, route="standards"))
-    given = chooser._given(query, [body], answer_type.asked(query.text), res)
+    given = chooser.given_by_route(query, [body], answer_type.asked(query.text), res)
     assert _declined_for_type(given) and "who decides" in given.answer
     text = Candidate("passage", Answer(query.text, "The review authority shall find ...", False, route="passage"))
-    assert chooser._given(query, [body, text], "findings", res) is text.answer
+    assert chooser.given_by_route(query, [body, text], "findings", res) is text.answer
+
+
+@pytest.mark.parametrize("question,asked", [
+    ("What additional information must an application for a communication facility include?", "requirements"),
+    ("what paperwork does a phone company have to hand in", "requirements"),
+    ("What planning permit is required for a new communication facility?", "permit"),
+    ("which review authority decides a use permit?", "other"),  # asks who decides, not which permit
+])
+def test_the_asked_type_for_lists_and_permits(question, asked):
+    assert answer_type.asked(question) == asked
+
+
+@pytest.mark.parametrize("asked,given,answers", [
+    ("requirements", "list", True), ("requirements", "permit_code", False), ("requirements", "definition", False),
+    ("permit", "permit_code", True), ("permit", "definition", False), ("permit", "body", False),
+])
+def test_which_types_answer_lists_and_permits(asked, given, answers):
+    assert answer_type.answers(asked, given) is answers
+
+
+def test_provision_route_gives_the_value_kind_asked_or_a_list(res):
+    from assistant.routes import provision
+
+    question = "how many days to remove equipment after a communication facility is discontinued"
+    duration = _check(provision.candidates, question, res)
+    found = provision.candidates(res.read(question), res)
+    assert duration.route == "provision" and found[0].answer_type == "duration"
+    lead = duration.answer.split("\n")[0]
+    assert answer_type.present("duration", lead.split(":")[0])  # the answer leads with the time span
+    found = provision.candidates(res.read("what findings must be made to approve a communication facility?"), res)
+    assert found and found[0].answer_type == "list" and "\n(1) " in found[0].answer.answer
+    _check(provision.candidates, "is a bar allowed in CE?", res, proposes=False)  # asks for no value or list
+
+
+def test_a_route_of_another_type_gives_way_to_the_next(res):
+    # a definition does not say which permit is needed: the chooser goes on to the later routes
+    query = res.read("What planning permit is required for a communication facility?")
+    answered = chooser.routed(query, res)
+    assert answered.route != "definition"
