@@ -23,6 +23,7 @@ from .types import Answer, Candidate, Query
 # standards route and those after it read a "who ..." question with a verb of deciding as asking
 # who decides (standards.deciding_reading); those before it read the question as asked.
 ROUTES = (
+    provision.in_named_section,  # "under 17.64.080, how long is a permit valid?": the value in that section
     section.candidates,  # "17.44.065": the section named
     parcel.candidates,  # "APN 144-720-061"
     parcel.street_address,  # "what zone is 201 W Sierra Ave in?": declined, with the reason

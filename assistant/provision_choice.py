@@ -112,7 +112,7 @@ def choose(question: str, asked: str, provisions: Sequence, idf: Mapping[str, fl
     weight = question_weight(question, idf)
     scored = []
     for p in provisions:
-        fits = bool(_values_of(p, kinds)) if kinds else bool(children_of(p, provisions) or parent_of(p, provisions))
+        fits = bool(_values_of(p, kinds)) if kinds else bool(list_of(p, provisions)[1])
         if not fits:
             continue
         coverage = _coverage(question, p.text + " " + " ".join(p.path), idf, weight)
@@ -129,5 +129,28 @@ def choose(question: str, asked: str, provisions: Sequence, idf: Mapping[str, fl
     margin = score - scored[1][0] if len(scored) > 1 else score
     if kinds:
         return Choice(best, score, coverage, similarity, _values_of(best, kinds), margin=margin)
-    head = best if children_of(best, provisions) else parent_of(best, provisions) or best
-    return Choice(head, score, coverage, similarity, (), children_of(head, provisions)[:MAX_ITEMS], margin)
+    head, items = list_of(best, provisions)
+    return Choice(head, score, coverage, similarity, (), items[:MAX_ITEMS], margin)
+
+
+def list_of(provision, provisions: Sequence) -> tuple[object, tuple]:
+    """The list ``provision`` heads or belongs to: (its lead, its items). A list printed right under
+    the section's own text (17.44.065's "(a) ... (b) ...") is led by the sentence before it."""
+    if children_of(provision, provisions):
+        return provision, children_of(provision, provisions)
+    parent = parent_of(provision, provisions)
+    if parent is not None:
+        return parent, children_of(parent, provisions)
+    siblings = _top_items(provision, provisions)
+    if len(siblings) < 2:
+        return provision, ()
+    before = [p for p in provisions if p.section == provision.section and p.kind == "sentence" and p.order < siblings[0].order]
+    return (before[-1] if before else provision), siblings
+
+
+def _top_items(provision, provisions: Sequence) -> tuple:
+    """The items at the section's first outline level, when ``provision`` is one of them."""
+    if provision.kind != "item" or not _ONE_LEVEL.fullmatch(provision.label[len(provision.section):]):
+        return ()
+    return tuple(sorted((p for p in provisions if p.section == provision.section and p.kind == "item"
+                         and _ONE_LEVEL.fullmatch(p.label[len(p.section):])), key=lambda p: p.order))

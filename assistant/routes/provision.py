@@ -7,6 +7,8 @@ it), lists a list's items one per line, and reads as the provision's heading pat
 
 from __future__ import annotations
 
+import re
+
 from .. import answer_type, compose
 from ..provision_choice import Choice, choose
 from ..resources import Resources
@@ -19,24 +21,42 @@ GIVEN_AS = {"percentage": "percent", "ratio": "count", "density": "count", "perm
 
 
 def candidates(query: Query, res: Resources) -> list[Candidate]:
+    """The provision of the sections the search finds that holds what the question asks."""
     text = query.corrected or query.text
-    asked = answer_type.asked(text)
     hits = res.hits(text, 8)
     ranked = list(dict.fromkeys(hit.section for hit in hits))[:SECTIONS]
+    both = {h.section for h in hits if h.bm25_rank is not None and h.dense_rank is not None}
+    return _chosen(query, res, ranked, both)
+
+
+def in_named_section(query: Query, res: Resources) -> list[Candidate]:
+    """"Under Section 17.64.080, how long is a permit valid?": the section named, read for the value
+    or list asked, before the section itself is shown (its heading would not answer)."""
+    if not query.sections:
+        return []
+    return _chosen(query, res, list(dict.fromkeys(query.sections)), set(query.sections))
+
+
+def _chosen(query: Query, res: Resources, ranked: list[str], both: set[str]) -> list[Candidate]:
+    text = query.corrected or query.text
     rank = {section: i for i, section in enumerate(ranked)}
     provisions = [p for p in res.provisions() if p.section in rank]
-    chosen = choose(text, asked, provisions, res.corpus.idf, res.provision_meaning(text, provisions), rank)
+    chosen = choose(text, answer_type.asked(text), provisions, res.corpus.idf, res.provision_meaning(text, provisions), rank)
     if chosen is None:
         return []
-    hit = next(h for h in hits if h.section == chosen.provision.section)
     answer = provision_answer(query, chosen, res)
     signals = {"provision_coverage": chosen.coverage, "provision_similarity": chosen.similarity,
                "provision_margin": min(chosen.margin, 2.0), "section_rank": float(rank[chosen.provision.section]),
-               "list_answer": float(bool(chosen.items)),
-               "both_retrievers": float(hit.bm25_rank is not None and hit.dense_rank is not None)}
+               "list_answer": float(bool(chosen.items)), "both_retrievers": float(chosen.provision.section in both)}
     kind = chosen.values[0].kind if chosen.values else ""
     given = GIVEN_AS.get(kind, kind) if kind else "list"
     return [Candidate(given, Answer(**{**answer.__dict__, "signals": signals}))]
+
+
+def _marker(label: str) -> str:
+    """An item's own outline marker ("(2)" of "17.44.040(B)(2)")."""
+    found = re.search(r"\([A-Za-z0-9]{1,4}\)(?:#\d+)?$", label)
+    return found.group(0) if found else label
 
 
 def provision_answer(query: Query, chosen: Choice, res: Resources) -> Answer:
@@ -44,7 +64,7 @@ def provision_answer(query: Query, chosen: Choice, res: Resources) -> Answer:
     section = res.corpus.section(p.section, p.document) or res.corpus.section(p.section)
     said = "; ".join(dict.fromkeys(v.text for v in chosen.values))
     lead = f"{said}: {p.text}" if said else p.text
-    lines = [lead] + [f"{item.label.removeprefix(p.label)} {item.text}" for item in chosen.items]
+    lines = [lead] + [f"{_marker(item.label)} {item.text}" for item in chosen.items]
     citations = (res.corpus.citation(section, p.text),) if section is not None else ()
     lines.append(compose.source_line(list(citations), res.corpus))
     interpretation = {"provision": p.label, "heading_path": list(p.path), "answer_type": answer_type.asked(query.text)}
