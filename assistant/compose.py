@@ -58,7 +58,7 @@ def permit_answer(query: Query, tables: PermitTables, match: RowMatch, districts
         lines.append(_value_words(first))
         lines.append(f"{display_row(first.row, first.category)} in {_district_label(first.column, corpus)}: "
                      f"{first.value or reading_words(first) or 'unreadable'} "
-                     f"(Table {first.table}, § {first.section}).")
+                     f"(Table {first.table}, § {first.section}{_from_note(first)}).")
     else:
         lines.append(f"{display_row(first.row, first.category)}: " + "; ".join(_grouped(chosen)) + ".")
     lines.extend(_conditions(chosen, corpus))
@@ -80,6 +80,11 @@ def permit_answer(query: Query, tables: PermitTables, match: RowMatch, districts
         question=query.text, answer="\n".join(lines), abstained=False, citations=tuple(cited.values()),
         lookups=tuple(entry.to_json() for entry in chosen), route="permit",
     )
+
+
+def _from_note(cell) -> str:
+    """A cell the table does not print but its note states ("not allowed in any residential zones")."""
+    return f", stated by note {cell.from_note}, not printed in the table" if getattr(cell, "from_note", "") else ""
 
 
 def _value_words(cell) -> str:

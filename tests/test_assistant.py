@@ -49,7 +49,7 @@ def test_districts_by_symbol_name_place_and_typo(question, districts):
     "question,land_use",
     [("granny unit in NM?", "accessory dwelling unit"), ("Can I put up a cell tower", "telecommunications facility"),
      ("open a gym", "health/fitness facility"), ("a brewpub downtown", "brewery - brew pub"),
-     ("Can I keep chickens?", "animal keeping"), ("pot shop", "cannabis retail")],
+     ("Can I keep chickens?", "animal keeping"), ("pot shop", "storefront retailer")],
 )
 def test_everyday_words_map_to_table_labels(question, land_use):
     assert understand(question, load_vocabulary()).land_use == land_use
@@ -267,10 +267,12 @@ def test_passages_must_speak_of_the_district_asked_about(assistant):
 
 @pytest.mark.parametrize("question", ["pot shop in CE?", "dispensary in CG"])
 def test_a_use_the_tables_do_not_name_gets_no_other_rows_permit(assistant, question):
-    """'shop' or 'retail' alone must not borrow the permit of "Artisan shop" or "Retail complex"."""
+    """'shop' or 'retail' alone must not borrow the permit of "Artisan shop" or "Retail complex":
+    a pot shop is the cannabis table's "Storefront Retailer" row or nothing."""
     answer = assistant.ask(question)
-    assert answer.route != "permit"
     assert not any(cell["row"] in ("Artisan shop", "Retail complex") for cell in answer.lookups)
+    if answer.route == "permit":
+        assert {(c["table"], c["row"]) for c in answer.lookups} == {("2-2 cannabis", "Storefront Retailer")}
 
 
 def test_the_specific_everyday_word_names_the_row(assistant):
@@ -299,6 +301,23 @@ def test_use_permit_answer_says_who_decides_from_table_6_1(assistant):
     assert "Director: Recommend; Planning Commission: Decision; City Council: Appeal" in lines[at]
     assert "printed table" in lines[at + 1] and "see note" in lines[at + 1]
     assert [(c.section, c.table) for c in answer.citations] == [("17.22.020", "Table 2-3"), ("17.60.040", "Table 6-1")]
+
+
+@pytest.mark.parametrize(
+    "question, district, note, text",
+    [("can I open a cannabis dispensary in NL?", "NL", "(1)", "not allowed in any residential zones"),
+     ("is a weed dispensary allowed in the historic core downtown?", "HC", "(3)",
+      "not allowed within the Downtown Specific Plan or Santero Way Specific Plan areas")],
+)
+def test_cannabis_cell_stated_by_a_note_is_answered_with_the_note(assistant, question, district, note, text):
+    answer = assistant.ask(question)
+    assert not answer.abstained and answer.route == "permit" and answer.first_line == "Not allowed."
+    (cell,) = answer.lookups
+    assert (cell["table"], cell["row"], cell["column"], cell["value"], cell["from_note"]) == (
+        "2-2 cannabis", "Storefront Retailer", district, "-", note)
+    assert f"stated by note {note}, not printed in the table" in answer.answer
+    assert f"Note {note}: Commercial cannabis uses are {text}." in answer.answer
+    assert answer.citations[0].quote == f"{note} Commercial cannabis uses are {text}."
 
 
 def test_permitted_use_has_no_review_authority_line(assistant):

@@ -82,7 +82,7 @@ def label_key(label: str) -> str:
 
 def _rows_of(version: TableVersion) -> list[tuple[str, str, list[Cell]]]:
     order: dict[tuple[str, str], list[Cell]] = {}
-    for cell in version.cells:
+    for cell in (*version.cells, *version.derived):  # a row's cells stated by the table's notes join it
         order.setdefault((cell.category, cell.row), []).append(cell)
     return [(category, label, cells) for (category, label), cells in order.items()]
 

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from .labelled import BREAK
+from .note_cells import Part, Row, note_cells
 from .segment import TableBlock
 from .text import footnotes_for, parse_notes, squash
 from .tokens import Token, _values
@@ -32,6 +33,7 @@ class _Row:
     category_notes: tuple[str, ...]
     before: list[str]  # tokens between the previous row (or heading) and the license
     license: str
+    top: str = ""  # the top heading the row sits under ("COMMERCIAL CANNABIS USES, ..."), see the layout
     values: list[Token] = field(default_factory=list)
     refs: list[str] = field(default_factory=list)
     after: list[str] = field(default_factory=list)  # fragments printed after the values
@@ -73,19 +75,42 @@ def parse(block: TableBlock, spec: dict, section) -> TableVersion:
     cells: list[Cell] = []
     unparsed: list[str] = []
     all_columns: list[str] = list(spec["columns"])
+    note_parts: list[Part] = []
+    note_rows: list[Row] = []
     for cols, kind, chunk in merged:
         all_columns.extend(c for c in cols if c not in all_columns)
-        rows, leftover = _rows(_prepare(chunk, spec), spec, cols)
+        marks: list[tuple[str, tuple[str, ...]]] = []
+        rows, leftover = _rows(_prepare(chunk, spec), spec, cols, marks)
         unparsed.extend(leftover)
+        note_parts.append(Part(kind, cols, tuple(marks)))
         for row in rows:
             # the two parts print the same headings and labels: the part names the row apart
             row.category = f"{kind} zones - {row.category}" if row.category else f"{kind} zones"
-            cells.extend(_cells(row, cols, spec, notes, section))
+            made = _cells(row, cols, spec, notes, section)
+            cells.extend(made)
+            printed = {c.column: c.value for c in made if c.column in cols}
+            note_rows.append(Row(row.top, made[0].category, made[0].row, printed))
+    common = dict(table=spec["table"], section=section.id, document=section.document, date=section.date,
+                  ordinance_section=getattr(section, "ordinance_section", ""))
+    derived, left_out = note_cells(note_parts, note_rows, notes, common, lambda n: _note_lines(block, section, n))
     return TableVersion(
         table=spec["table"], section=section.id, title=block.title, document=section.document,
         date=section.date, columns=tuple(all_columns), cells=tuple(cells),
         notes=tuple(Footnote(n, t, "table") for n, t in notes.items()), unparsed=tuple(unparsed),
+        derived=tuple(derived), notes_left_out=tuple(f"{o.note} {o.district or '(whole note)'}: {o.reason}" for o in left_out),
     )
+
+
+def _note_lines(block: TableBlock, section, number: str) -> tuple[int, int]:
+    """The source line (first, last) printing note ``number`` after the table's "NOTES:" line."""
+    source = getattr(section, "source_lines", ())
+    past_notes = False
+    for index, line in enumerate(block.lines):
+        past_notes = past_notes or bool(re.match(r"^NOTES:", line, flags=re.I))
+        if past_notes and re.search(rf"(?:^|\s)\({re.escape(number)}\)\s", line):
+            at = block.first_line + index
+            return source[at] if at < len(source) else (0, 0)
+    return (0, 0)
 
 
 def _prepare(chunk: str, spec: dict) -> list[str]:
@@ -116,8 +141,11 @@ def _heading_at(tokens: list[str], position: int, headings: list[str]) -> tuple[
     return None
 
 
-def _rows(tokens: list[str], spec: dict, columns: tuple[str, ...]) -> tuple[list[_Row], list[str]]:
+def _rows(tokens: list[str], spec: dict, columns: tuple[str, ...],
+          marks: list | None = None) -> tuple[list[_Row], list[str]]:
+    """The part's rows and the text no row claims; ``marks`` collects (top heading, note numbers)."""
     vocab = vocabulary()
+    top = ""
     rows: list[_Row] = []
     leftover: list[str] = []
     category, category_notes = "", ()
@@ -131,11 +159,15 @@ def _rows(tokens: list[str], spec: dict, columns: tuple[str, ...]) -> tuple[list
                 _attach_or_leave(buffer, rows, leftover, spec)
                 buffer = []
             category, category_notes = name, numbers
+            if name in spec.get("top_headings", ()):
+                top = name
+                if marks is not None and numbers:
+                    marks.append((name, numbers))
             position += used
             continue
         token = tokens[position]
         if LICENSE.match(token):
-            row = _Row(category, category_notes, buffer, token)
+            row = _Row(category, category_notes, buffer, token, top)
             buffer = []
             position += 1
             while position < len(tokens) and len(row.values) < len(columns):

@@ -97,6 +97,8 @@ class Cell:
     ordinance_section: str = ""
     note: str = ""  # how a damaged print was read (merged cell, row continued after a header)
     reading: Reading | None = None  # a reviewed reading filled this flagged cell
+    from_note: str = ""  # "(1)": not printed; the table's note of that number states it (note_cells.py)
+    note_lines: tuple[int, int] = (0, 0)  # that note's first and last source line (0: not known)
 
     @property
     def reviewed(self) -> bool:
@@ -123,6 +125,10 @@ class TableVersion:
     partial: bool = False  # an excerpt amends some rows only; absent rows are not dropped
     notes: tuple[Footnote, ...] = ()
     unparsed: tuple[str, ...] = ()  # text inside the table that no row claimed
+    # Cells the table does not print but its notes state ("not allowed in any residential zones"):
+    # kept apart from ``cells`` (what is printed); amendments apply to both (note_cells.py).
+    derived: tuple[Cell, ...] = ()
+    notes_left_out: tuple[str, ...] = ()  # "(3) TOC: reason": a note's exclusion not made a cell
 
     @property
     def rows(self) -> list[tuple[str, str]]:
@@ -193,6 +199,8 @@ class EffectiveCell:
             "reviewed": cell.reviewed,
             "reading": cell.reading.to_json() if cell.reading else None,
             "districts": list(self.districts),
+            "from_note": cell.from_note or None,
+            "from_note_source": _note_source(cell),
         }
 
     @property
@@ -203,6 +211,14 @@ class EffectiveCell:
         from .districts_of import districts_of
 
         return districts_of(self.cell)
+
+
+def _note_source(cell: Cell) -> dict | None:
+    """Where a cell derived from a note comes from: the note's text, document, date and lines."""
+    if not cell.from_note:
+        return None
+    return {"note": cell.from_note, "text": cell.raw, "document": cell.document, "date": cell.date,
+            "lines": list(cell.note_lines), "basis": cell.note.partition(": ")[2] or cell.note}
 
 
 def _footnote_json(note: Footnote) -> dict:
