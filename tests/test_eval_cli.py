@@ -261,7 +261,7 @@ def test_one_use_permit_line_for_every_question_scores_under_a_quarter_on_permit
     assert proc.returncode == 0, proc.stderr
     s = json.loads(proc.stdout)
     permit = s[set_name]["by_category"]["permit_table"]
-    assert permit["questions"] >= 100
+    assert permit["questions"] >= 50  # the sealed test set holds 53, dev several hundred
     assert permit["accuracy"] < 0.25, permit
     assert s[set_name]["accuracy"] < 0.25
 
