@@ -154,8 +154,10 @@ def test_which_types_answer_lists_and_permits(asked, given, answers):
     assert answer_type.answers(asked, given) is answers
 
 
-def test_provision_route_gives_the_value_kind_asked_or_a_list(res):
+def test_provision_route_gives_the_value_kind_asked_or_a_list(res, monkeypatch):
     from assistant.routes import provision
+
+    monkeypatch.setattr(res, "provision_meaning", lambda question, provisions: {})  # a model that finds nothing near
 
     question = "how many days to remove equipment after a communication facility is discontinued"
     duration = _check(provision.candidates, question, res)
@@ -168,6 +170,8 @@ def test_provision_route_gives_the_value_kind_asked_or_a_list(res):
     lines = found[0].answer.answer.split("\n")
     assert len(lines) >= 4 and all(line[:1] == "(" for line in lines[1:-1])  # a lead, its items, the source
     _check(provision.candidates, "is a bar allowed in CE?", res, proposes=False)  # asks for no value or list
+    monkeypatch.setattr(res, "provision_meaning", lambda question, provisions: None)  # no model: words alone
+    _check(provision.candidates, question, res, proposes=False)  # choose poorly, so the passages answer
 
 
 def test_a_route_of_another_type_gives_way_to_the_next(res):

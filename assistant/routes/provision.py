@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from .. import answer_type, compose
-from ..provision_choice import Choice, choose
+from ..provision_choice import LIST_ASKS, Choice, choose, wanted_kinds
 from ..resources import Resources
 from ..types import Answer, Candidate, Query
 
@@ -38,10 +38,17 @@ def in_named_section(query: Query, res: Resources) -> list[Candidate]:
 
 
 def _chosen(query: Query, res: Resources, ranked: list[str], both: set[str]) -> list[Candidate]:
+    """The chosen provision as a candidate. Words alone choose poorly among a section's many items
+    (a "21 years" for "when does my use permit expire?"), so without the model's closeness in
+    meaning the route proposes nothing and the passages answer."""
     text = query.corrected or query.text
+    asked = answer_type.asked(text)
+    if not (wanted_kinds(asked, text) or asked in LIST_ASKS):
+        return []  # asks for no value and no list: nothing to read (and no search opened for it)
     rank = {section: i for i, section in enumerate(ranked)}
     provisions = [p for p in res.provisions() if p.section in rank]
-    chosen = choose(text, answer_type.asked(text), provisions, res.corpus.idf, res.provision_meaning(text, provisions), rank)
+    meaning = res.provision_meaning(text, provisions)
+    chosen = choose(text, asked, provisions, res.corpus.idf, meaning, rank) if meaning is not None else None
     if chosen is None:
         return []
     answer = provision_answer(query, chosen, res)
