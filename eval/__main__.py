@@ -169,7 +169,9 @@ def _chosen_sets(args: argparse.Namespace) -> dict[str, Path]:
 
 def _compact(summary: dict) -> dict:
     keys = ("questions", "correct", "wrong", "accuracy", "wrong_rate", "abstention_recall", "citation_recall")
-    return {k: summary.get(k) for k in keys}
+    intervals = summary.get("intervals") or {}
+    return {**{k: summary.get(k) for k in keys},
+            "intervals": {k: intervals.get(k) for k in ("accuracy", "wrong_rate", "abstention_recall", "citation_recall")}}
 
 
 def _run(args: argparse.Namespace) -> int:
