@@ -246,27 +246,12 @@ def citation_counts(pairs: Iterable[CitationPair], precision: bool) -> tuple[int
 
 def citation_precision(pairs: Iterable[CitationPair]) -> float | None:
     """Pooled: relevant distinct cited sections / distinct cited sections, over items with expected sections."""
-    good = total = 0
-    for cited, expected in pairs:
-        if not expected:
-            continue
-        exp = set(_unique(expected))
-        c = _unique(cited)
-        total += len(c)
-        good += sum(1 for s in c if s in exp)
-    return ratio(good, total)
+    return ratio(*citation_counts(pairs, precision=True))
 
 
 def citation_recall(pairs: Iterable[CitationPair]) -> float | None:
     """Fraction of items with expected sections whose citations include at least one of them."""
-    hit = n = 0
-    for cited, expected in pairs:
-        if not expected:
-            continue
-        n += 1
-        exp = set(_unique(expected))
-        hit += any(s in exp for s in _unique(cited))
-    return ratio(hit, n)
+    return ratio(*citation_counts(pairs, precision=False))
 
 
 # -- abstention ----------------------------------------------------------------------------------
