@@ -81,6 +81,7 @@ class Resources:
         self._sentences = None
         self._provisions = None  # the corpus's provisions in force (ingest.provisions), on first use
         self._provision_vectors = None
+        self._last_hits = None  # ((text, k), hits) of the last search
         self._parts_by_section = None  # (document, section) -> its section chunks in order, on first use
         # Typos are corrected only towards words the vocabulary or the corpus itself uses, so a
         # word the code prints ("nonresidential") is never "corrected" to another ("residential").
@@ -103,15 +104,24 @@ class Resources:
         """Open searches with ``factory`` from now on (a test's fake searcher)."""
         self.searcher_factory, self._searcher = factory, None
         self.meanings, self._sentences, self._parts_by_section = None, None, None
-        self._provision_vectors = None
+        self._provision_vectors, self._last_hits = None, None
 
     def hits(self, text: str, k: int):
+        """The hybrid search's first ``k`` hits. The provision and passage routes of one question ask
+        the same search in turn: the last one is kept, so it runs once."""
         from index import QueryError
 
+        searcher = self.searcher
+        key = (id(searcher), text, k)  # a reopened or rebuilt searcher is searched anew
+        last = self._last_hits
+        if last is not None and last[0] == key:
+            return list(last[1])
         try:
-            return self.searcher.search(text, k=k, mode="hybrid")
+            found = searcher.search(text, k=k, mode="hybrid")
         except QueryError:
             return []
+        self._last_hits = (key, tuple(found))
+        return list(found)
 
     def nearest(self, query: Query) -> list[str]:
         return list(dict.fromkeys(hit.section for hit in self.hits(query.corrected or query.text, 5)))[:3]
