@@ -8,8 +8,10 @@ Answers every dev question with the uncalibrated assistant and judges each answe
 evaluation's strict scorer. One logistic model per route is fitted on the route's signals, and
 the answering threshold is the lowest at which wrong answers stay within ``--max-wrong-rate`` of
 the questions *as estimated on questions the fit did not see*: 5-fold cross-validation, repeated
-with three shuffles, picks how strict the in-sample threshold must be (an in-sample rate
-understates the rate on new wording). Writes ``assistant/data/calibration.json`` atomically.
+with ten shuffles, picks how strict the in-sample threshold must be (an in-sample rate
+understates the rate on new wording). The folds keep a paraphrase group on one side: with a
+question's other wordings in the fit, the held-out estimate measured memory of that question, not
+new wording. Writes ``assistant/data/calibration.json`` atomically.
 The test set is never read.
 """
 
@@ -40,6 +42,7 @@ class Judged:
     outcome: str  # right, wrong, abstained (eval.score)
     should_abstain: bool
     abstained: bool
+    group: str = ""  # paraphrase group (the item's id when it has none): folds keep a group together
 
     @property
     def answered(self) -> bool:
@@ -75,17 +78,25 @@ def cross_validated(judged: list[Judged], target: float) -> tuple[float, float]:
     """(accuracy, wrong-answer rate) on held-out folds, averaged over the shuffles."""
     right = wrong = 0
     for seed in range(SHUFFLES):
-        order = list(range(len(judged)))
-        random.Random(seed).shuffle(order)
+        fold_of = folds_by_group([j.group for j in judged], seed)
         for fold in range(FOLDS):
-            held = set(order[fold::FOLDS])
-            calibration = fit([judged[i] for i in order if i not in held], target)
+            held = [i for i, f in enumerate(fold_of) if f == fold]
+            calibration = fit([j for j, f in zip(judged, fold_of) if f != fold], target)
             for i in held:
                 outcome = outcome_with(calibration, judged[i])
                 right += outcome == "right"
                 wrong += outcome == "wrong"
     total = SHUFFLES * len(judged)
     return right / total, wrong / total
+
+
+def folds_by_group(groups: list[str], seed: int) -> list[int]:
+    """A fold for each item, the same for every item of a group: the groups are shuffled (seeded)
+    and dealt round-robin, so the folds hold near-equal numbers of groups."""
+    distinct = sorted(set(groups))
+    random.Random(seed).shuffle(distinct)
+    fold = {group: i % FOLDS for i, group in enumerate(distinct)}
+    return [fold[group] for group in groups]
 
 
 def calibrate(max_wrong_rate: float = MAX_WRONG_RATE, path: Path = CALIBRATION, progress=None) -> Calibration:
@@ -97,7 +108,8 @@ def calibrate(max_wrong_rate: float = MAX_WRONG_RATE, path: Path = CALIBRATION, 
     for number, item in enumerate(items, 1):
         answer = assistant.ask(item.question)
         judgement = judge_answer(item, parse_answer(answer.to_dict(), item.id))
-        judged.append(Judged(answer.route, dict(answer.signals), judgement.outcome, item.abstain, answer.abstained))
+        judged.append(Judged(answer.route, dict(answer.signals), judgement.outcome, item.abstain, answer.abstained,
+                             item.group or item.id))
         if progress:
             progress(number, len(items))
     estimates = {target: cross_validated(judged, target) for target in IN_SAMPLE_TARGETS}

@@ -280,3 +280,19 @@ def test_the_permit_tables_legend_is_table_text_not_a_quote():
 
     assert _table_line("UP Use Permit required") and _table_line("- Use not allowed")
     assert not _table_line("Use permits are decided by the Planning Commission.")
+
+
+def test_calibration_folds_keep_a_paraphrase_group_together():
+    """Held-out estimates must not see another wording of a held-out question in the fit."""
+    from eval.calibrate import FOLDS, folds_by_group
+
+    groups = [f"g{i // 3}" for i in range(30)] + [f"single{i}" for i in range(7)]
+    for seed in range(3):
+        fold_of = folds_by_group(groups, seed)
+        by_group: dict[str, set[int]] = {}
+        for group, fold in zip(groups, fold_of):
+            by_group.setdefault(group, set()).add(fold)
+        assert all(len(folds) == 1 for folds in by_group.values())
+        sizes = [sum(1 for g in by_group if fold in by_group[g]) for fold in range(FOLDS)]
+        assert max(sizes) - min(sizes) <= 1  # near-equal numbers of groups
+    assert folds_by_group(groups, 0) == folds_by_group(groups, 0)  # seeded
