@@ -1,5 +1,5 @@
 """``python -m assistant ask "QUESTION" [--json]``, ``python -m assistant ask --json --batch FILE``,
-``python -m assistant calibrate`` and ``python -m assistant log [--unanswered | --flagged] [--json]``."""
+``python -m assistant calibrate``, ``python -m assistant train-reader`` and ``python -m assistant log [--unanswered | --flagged] [--json]``."""
 
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if args.command == "calibrate":
         return _calibrate(args)
+    if args.command == "train-reader":
+        return _train_reader()
     return _ask(parser, args)
 
 
@@ -46,6 +48,8 @@ def _parser() -> argparse.ArgumentParser:
     calibrate = commands.add_parser("calibrate", help="fit the confidence model and threshold on the dev set")
     calibrate.add_argument("--max-wrong-rate", type=float, default=None, metavar="R",
                            help="wrong answers allowed, as a share of the dev questions (default 0.03)")
+    commands.add_parser("train-reader", help="fit the reader (which provision answers) on the dev set, with its "
+                                             "cross-validated figures; run calibrate after it")
     log = commands.add_parser("log", help="what residents asked the web app (its question log), grouped by wording; "
                                           "--flagged: the answers they marked, one by one")
     which = log.add_mutually_exclusive_group()
@@ -195,6 +199,19 @@ def _calibrate(args) -> int:
     info = result.fitted_on
     print(f"threshold {result.threshold:.4f}: {info['kept_right']} right and {info['kept_wrong']} wrong answers kept "
           f"of {info['questions']} dev questions; wrote assistant/data/calibration.json")
+    return 0
+
+
+def _train_reader() -> int:
+    from eval.reader_fit import train  # the fit lives with the gold set it needs
+
+    result = train(progress=lambda done, total: _progress("dev questions", done, total))
+    info = result.fitted_on
+    reader, hand = info["reader"], info["hand_score"]
+    print(f"reader on {info['cases']} dev questions ({info['folds']} folds by paraphrase group): first candidate answers "
+          f"{reader['top1_where_reachable']:.3f} where one does (hand score {hand['top1_where_reachable']:.3f}); "
+          f"AUC {reader['auc_first_right_vs_wrong']} (hand score {hand['auc_first_right_vs_wrong']}); "
+          "wrote assistant/data/reader.json")
     return 0
 
 

@@ -36,16 +36,16 @@ FEATURES: dict[str, tuple[str, ...]] = {
     "permit": ("row_covered", "cell_readable", "districts_covered", "meaning_margin", "meaning_similarity"),
     "standards": ("row_share", "row_margin", "row_tied", "district_named", "cell_readable"),
     "passage": ("quote_coverage", "answer_type_found", "duration_found", "both_retrievers", "hit_rank", "dense_score",
-                "sentence_similarity"),
+                "sentence_similarity", "reader_agrees"),
     "definition": ("term_words", "term_quoted"),
     "provision": ("provision_coverage", "provision_similarity", "provision_margin", "section_rank", "list_answer",
-                  "both_retrievers"),
+                  "both_retrievers", "reader_probability", "reader_top"),
     "section": ("section_found",),
     "section_title": ("title_share", "title_margin", "hit_rank"),
 }
 # Signals whose values depend on the embedding model: meaningless under another model.
 MODEL_SIGNALS = frozenset({"dense_score", "sentence_similarity", "meaning_margin", "meaning_similarity",
-                           "provision_similarity"})
+                           "provision_similarity", "reader_probability", "reader_top", "reader_agrees"})
 # Before any fit: how often each route tends to be right (only the order matters).
 # A whole small table ("standards_table") is shown when its topic is named and no row is: every row
 # is a cell of the table, so it is as safe as a section lookup unless cells are unreadable; a

@@ -75,7 +75,7 @@ def head_said(question: str, provision) -> float:
     return len(head & set(words_of(question))) / len(head)
 
 
-def _coverage(question: str, text: str, idf: Mapping[str, float], weight: float) -> float:
+def coverage(question: str, text: str, idf: Mapping[str, float], weight: float) -> float:
     wanted = {w for w in words_of(question) if w not in STOP and len(w) > 1}
     shared = wanted & set(words_of(text))
     return min(1.0, sum(idf.get(w, 1.0) for w in shared) / weight)
@@ -84,7 +84,7 @@ def _coverage(question: str, text: str, idf: Mapping[str, float], weight: float)
 MAX_VALUES = 3  # "a minimum width of ten feet and maximum width of twenty feet": both lead
 
 
-def _values_of(provision, kinds: frozenset[str]) -> tuple:
+def values_of(provision, kinds: frozenset[str]) -> tuple:
     return tuple(v for v in provision.values if v.kind in kinds)[:MAX_VALUES]
 
 
@@ -103,34 +103,40 @@ def parent_of(provision, provisions: Sequence):
 
 
 def choose(question: str, asked: str, provisions: Sequence, idf: Mapping[str, float],
-           meaning: Mapping[str, float] | None, section_rank: Mapping[str, int]) -> Choice | None:
+           meaning: Mapping[str, float] | None, section_rank: Mapping[str, int],
+           read: Mapping[tuple[str, str], float] | None = None) -> Choice | None:
     """The provision that answers the question best among ``provisions`` (those of the sections the
-    search found, ``section_rank`` their order), or None when none holds what is asked."""
+    search found, ``section_rank`` their order), or None when none holds what is asked. ``read``:
+    the reader's probability of each provision ((document, label) -> p); when given, it ranks the
+    provisions that hold what is asked instead of the hand-weighted score."""
     kinds = wanted_kinds(asked, question)
     if not kinds and asked not in LIST_ASKS:
         return None
     weight = question_weight(question, idf)
     scored = []
     for p in provisions:
-        fits = bool(_values_of(p, kinds)) if kinds else bool(list_of(p, provisions)[1])
+        fits = bool(values_of(p, kinds)) if kinds else bool(list_of(p, provisions)[1])
         if not fits:
             continue
-        coverage = _coverage(question, p.text + " " + " ".join(p.path), idf, weight)
-        if coverage < MIN_COVERAGE:
+        carried = coverage(question, p.text + " " + " ".join(p.path), idf, weight)
+        if carried < MIN_COVERAGE:
             continue
         similarity = max(0.0, (meaning or {}).get(p.text, 0.0))
-        score = (coverage + MEANING_WEIGHT * similarity + HEAD_WEIGHT * head_said(question, p)
-                 + 0.05 / (1 + section_rank.get(p.section, 9)))
-        scored.append((score, coverage, similarity, p))
+        if read is not None:
+            score = read.get((p.document, p.label), 0.0)
+        else:
+            score = (carried + MEANING_WEIGHT * similarity + HEAD_WEIGHT * head_said(question, p)
+                     + 0.05 / (1 + section_rank.get(p.section, 9)))
+        scored.append((score, carried, similarity, p))
     if not scored:
         return None
     scored.sort(key=lambda s: (-s[0], s[3].section, s[3].order))
-    score, coverage, similarity, best = scored[0]
+    score, carried, similarity, best = scored[0]
     margin = score - scored[1][0] if len(scored) > 1 else score
     if kinds:
-        return Choice(best, score, coverage, similarity, _values_of(best, kinds), margin=margin)
+        return Choice(best, score, carried, similarity, values_of(best, kinds), margin=margin)
     head, items = list_of(best, provisions)
-    return Choice(head, score, coverage, similarity, (), items[:MAX_ITEMS], margin)
+    return Choice(head, score, carried, similarity, (), items[:MAX_ITEMS], margin)
 
 
 def list_of(provision, provisions: Sequence) -> tuple[object, tuple]:

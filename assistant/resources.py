@@ -65,8 +65,9 @@ class Resources:
     """The corpus, tables, definitions, vocabulary and searcher, loaded once and shared by the routes."""
 
     def __init__(self, corpus: Corpus, tables: PermitTables, searcher_factory, standards: StandardsTables | None = None,
-                 calibration: confidence_mod.Calibration | None = None):
+                 calibration: confidence_mod.Calibration | None = None, reader=None):
         self.corpus = corpus
+        self.reader = reader  # assistant.reader.Reader, or None: the routes choose by hand-weighted score
         self.calibration = calibration if calibration is not None else confidence_mod.UNCALIBRATED
         self.tables = tables
         self.standards = standards or StandardsTables(())
@@ -81,6 +82,7 @@ class Resources:
         self._sentences = None
         self._provisions = None  # the corpus's provisions in force (ingest.provisions), on first use
         self._provision_vectors = None
+        self._path_vectors = None  # the provisions' heading paths (reader.path_text), on first use
         self._last_hits = None  # ((text, k), hits) of the last search
         self._parts_by_section = None  # (document, section) -> its section chunks in order, on first use
         # Typos are corrected only towards words the vocabulary or the corpus itself uses, so a
@@ -104,7 +106,7 @@ class Resources:
         """Open searches with ``factory`` from now on (a test's fake searcher)."""
         self.searcher_factory, self._searcher = factory, None
         self.meanings, self._sentences, self._parts_by_section = None, None, None
-        self._provision_vectors, self._last_hits = None, None
+        self._provision_vectors, self._path_vectors, self._last_hits = None, None, None
 
     def hits(self, text: str, k: int):
         """The hybrid search's first ``k`` hits. The provision and passage routes of one question ask
@@ -195,17 +197,46 @@ class Resources:
     def provision_meaning(self, question: str, provisions) -> dict[str, float] | None:
         """Closeness in meaning of each provision's text to the question; None without a model."""
         if self._provision_vectors is None:
-            encoder = self.comparable_encoder()
-            if encoder is None:
-                return None
-            from .sentences import load_or_build
-
-            texts = list(dict.fromkeys(p.text for p in self.provisions()))
-            self._provision_vectors = load_or_build(
-                getattr(self.searcher, "path", None), encoder.model_id, texts,
-                lambda batch: encoder.encode(list(batch), batch_size=64), cache_name="provisions.npz")
+            self._provision_vectors = self._vectors([p.text for p in self.provisions()], "provisions.npz")
+        if self._provision_vectors is None:
+            return None
         query_vector = self.searcher.query_vector(question)
         return self._provision_vectors.similarities(query_vector, (p.text for p in provisions))
+
+    def path_meaning(self, question: str, provisions) -> dict[str, float] | None:
+        """Closeness in meaning of each provision's heading path to the question; None without a model."""
+        from .reader import path_text
+
+        if self._path_vectors is None:
+            self._path_vectors = self._vectors([path_text(p) for p in self.provisions()], "provision_paths.npz")
+        if self._path_vectors is None:
+            return None
+        return self._path_vectors.similarities(self.searcher.query_vector(question), (path_text(p) for p in provisions))
+
+    def _vectors(self, texts: list[str], cache_name: str):
+        """The texts' vectors under the index's own model, cached beside the index; None without it."""
+        encoder = self.comparable_encoder()
+        if encoder is None:
+            return None
+        from .sentences import load_or_build
+
+        return load_or_build(getattr(self.searcher, "path", None), encoder.model_id, list(dict.fromkeys(texts)),
+                             lambda batch: encoder.encode(list(batch), batch_size=64), cache_name=cache_name)
+
+    def read_provisions(self, question, provisions) -> dict[tuple[str, str], float] | None:
+        """The reader's probability that each provision answers ``question`` (a reader.Question);
+        None without a fitted reader or a model."""
+        if self.reader is None or not provisions:
+            return None
+        from . import reader as reader_mod
+
+        text_meaning = self.provision_meaning(question.text, provisions)
+        path_meaning = self.path_meaning(question.text, provisions)
+        if text_meaning is None or path_meaning is None:
+            return None
+        rows = reader_mod.measure(question, provisions, self.corpus.idf, text_meaning, path_meaning)
+        probabilities = self.reader.probabilities(reader_mod.features(rows))
+        return {reader_mod.key_of(p): value for p, value in zip(provisions, probabilities)}
 
     # -- reading the question -------------------------------------------------------------------------
     def read(self, text: str) -> Query:

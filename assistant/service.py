@@ -5,12 +5,14 @@ asks to clarify, or declines."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from . import chooser
 from . import confidence as confidence_mod
+from . import reader as reader_mod
 from .permits import PermitTables
 from .resources import Corpus, Resources
 from .routes import permit
@@ -24,8 +26,8 @@ __all__ = ["Assistant", "Corpus", "PermitTables", "load_assistant"]
 
 class Assistant:
     def __init__(self, corpus: Corpus, tables: PermitTables, searcher_factory, standards: StandardsTables | None = None,
-                 calibration: confidence_mod.Calibration | None = None):
-        self.resources = Resources(corpus, tables, searcher_factory, standards, calibration)
+                 calibration: confidence_mod.Calibration | None = None, reader=None):
+        self.resources = Resources(corpus, tables, searcher_factory, standards, calibration, reader)
         res = self.resources
         self.corpus, self.tables, self.standards, self.calibration = res.corpus, res.tables, res.standards, res.calibration
         self.definitions, self.vocabulary, self.known_words = res.definitions, res.vocabulary, res.known_words
@@ -56,10 +58,12 @@ class Assistant:
 
 
 def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path | None = None, progress=None,
-                   calibrated: bool = True, as_of: str | None = None) -> Assistant:
+                   calibrated: bool = True, as_of: str | None = None, reader: bool | None = None) -> Assistant:
     """Read the corpus and tables once; the search index opens on first use (built if missing).
     ``as_of`` (ISO date): only documents dated on or before it are read, sections and tables alike.
-    ``calibrated``: apply the confidence model and threshold fitted on dev (data/calibration.json)."""
+    ``calibrated``: apply the confidence model and threshold fitted on dev (data/calibration.json).
+    ``reader``: rank provisions with the reader fitted on dev (data/reader.json); default from
+    ``COTATI_READER`` (``on``, the default, or ``off``)."""
     from ingest import load_corpus, load_manifest
     from ingest.manifest import default_corpus_dir
     from ingest.tables import build_tables
@@ -77,5 +81,14 @@ def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path |
         return open_index(index_dir, progress=progress)
 
     calibration = confidence_mod.load() if calibrated else confidence_mod.UNCALIBRATED
+    fitted_reader = reader_mod.load() if (reader_setting() if reader is None else reader) else None
     return Assistant(corpus, PermitTables(table_set.effective), open_searcher, StandardsTables(table_set.effective),
-                     calibration)
+                     calibration, fitted_reader)
+
+
+def reader_setting() -> bool:
+    """``COTATI_READER``: ``on`` (default) or ``off``; anything else is an error naming it."""
+    value = os.environ.get("COTATI_READER", "on").strip().lower()
+    if value not in ("on", "off"):
+        raise ValueError(f"COTATI_READER={value!r}: use on or off")
+    return value == "on"

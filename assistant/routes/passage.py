@@ -3,9 +3,12 @@ question best first. Gives ``passage`` (or declines when no found text speaks to
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .. import compose
 from ..resources import Resources
 from ..types import Candidate, Query
+from . import provision
 
 GIVES = "passage"
 
@@ -36,7 +39,20 @@ def passages(query: Query, res: Resources):
     if not supported:  # the hits already fetched are the nearest sections: no second search
         return compose.abstain(query, list(dict.fromkeys(hit.section for hit in hits[:5]))[:3], corpus=res.corpus)
     chosen = [res.whole_section(hit) for hit in _distinct_sections(supported)[:4]]
-    return compose.passage_answer(query, chosen, res.corpus, res.sentence_meaning(query.corrected or query.text, chosen))
+    answer = compose.passage_answer(query, chosen, res.corpus, res.sentence_meaning(query.corrected or query.text, chosen))
+    return _checked_by_reader(query, answer, res)
+
+
+def _checked_by_reader(query: Query, answer, res: Resources):
+    """The answer with whether its lead quote is the provision the reader reads as the answer (a
+    quote two ways of reading agree on is right more often)."""
+    if answer.abstained:
+        return answer
+    best = provision.best_read(query, res)
+    if best is None:
+        return answer
+    agrees = best.text[:60] in answer.answer.split("\n", 1)[0]
+    return replace(answer, signals={**answer.signals, "reader_agrees": float(agrees)})
 
 
 def _distinct_sections(hits):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .. import answer_type, compose
+from .. import answer_type, compose, reader
 from ..provision_choice import LIST_ASKS, Choice, choose, wanted_kinds
 from ..resources import Resources
 from ..types import Answer, Candidate, Query
@@ -22,11 +22,27 @@ GIVEN_AS = {"percentage": "percent", "ratio": "count", "density": "count", "perm
 
 def candidates(query: Query, res: Resources) -> list[Candidate]:
     """The provision of the sections the search finds that holds what the question asks."""
-    text = query.corrected or query.text
-    hits = res.hits(text, 8)
+    return _chosen(query, res, *_searched(query, res))
+
+
+def _searched(query: Query, res: Resources) -> tuple[list[str], set[str]]:
+    """The first sections the search finds, and those both retrievers found."""
+    hits = res.hits(query.corrected or query.text, 8)
     ranked = list(dict.fromkeys(hit.section for hit in hits))[:SECTIONS]
-    both = {h.section for h in hits if h.bm25_rank is not None and h.dense_rank is not None}
-    return _chosen(query, res, ranked, both)
+    return ranked, {h.section for h in hits if h.bm25_rank is not None and h.dense_rank is not None}
+
+
+def best_read(query: Query, res: Resources):
+    """The provision of the sections the search finds that the reader reads as the answer, whatever
+    the question asks (None without a reader): the passage route's quote is checked against it."""
+    text = query.corrected or query.text
+    ranked, both = _searched(query, res)
+    rank = {section: i for i, section in enumerate(ranked)}
+    provisions = [p for p in res.provisions() if p.section in rank]
+    read = res.read_provisions(reader.Question(text, answer_type.asked(text), rank, frozenset(both)), provisions)
+    if not read:
+        return None
+    return max(provisions, key=lambda p: (read[reader.key_of(p)], -rank[p.section], -p.order))
 
 
 def in_named_section(query: Query, res: Resources) -> list[Candidate]:
@@ -48,13 +64,16 @@ def _chosen(query: Query, res: Resources, ranked: list[str], both: set[str]) -> 
     rank = {section: i for i, section in enumerate(ranked)}
     provisions = [p for p in res.provisions() if p.section in rank]
     meaning = res.provision_meaning(text, provisions)
-    chosen = choose(text, asked, provisions, res.corpus.idf, meaning, rank) if meaning is not None else None
+    read = res.read_provisions(reader.Question(text, asked, rank, frozenset(both)), provisions)
+    chosen = choose(text, asked, provisions, res.corpus.idf, meaning, rank, read) if meaning is not None else None
     if chosen is None:
         return []
     answer = provision_answer(query, chosen, res)
     signals = {"provision_coverage": chosen.coverage, "provision_similarity": chosen.similarity,
                "provision_margin": min(chosen.margin, 2.0), "section_rank": float(rank[chosen.provision.section]),
                "list_answer": float(bool(chosen.items)), "both_retrievers": float(chosen.provision.section in both)}
+    if read is not None:  # the reader chose: how sure it is, and whether no other candidate read better
+        signals |= {"reader_probability": chosen.score, "reader_top": float(chosen.score >= max(read.values()) - 1e-9)}
     kind = chosen.values[0].kind if chosen.values else ""
     given = GIVEN_AS.get(kind, kind) if kind else "list"
     return [Candidate(given, Answer(**{**answer.__dict__, "signals": signals}))]
