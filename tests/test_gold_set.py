@@ -153,8 +153,8 @@ def test_fields_and_types(item):
     assert item["question"].strip() and item["expected_answer"].strip()
     assert item["category"] in CATEGORY_MINIMUMS
     if item.get("group") is not None:
-        # D: dev q321-q505; A/B: the former test set's groups; R: the running-text items from q1001
-        assert re.fullmatch(r"[DABR]\d{2}", item["group"]), item["group"]
+        # D: dev q321-q505; A/B: the former test set's groups; R: the running-text items from q1001; N: the near-miss items from q1221
+        assert re.fullmatch(r"[DABRN]\d{2}", item["group"]), item["group"]
     for key in ("expected_facts", "expected_sections", "contradicting_facts"):
         for value in item.get(key, []):
             assert isinstance(value, str) and value.strip(), (key, value)
