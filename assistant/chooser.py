@@ -16,7 +16,7 @@ from . import answer_type, compose, dialogue
 from . import confidence as confidence_mod
 from .interpretation import interpretation_of, read_as_line
 from .resources import Resources
-from .routes import definition, district, parcel, passage, permit, provision, section, standards
+from .routes import absent, definition, district, parcel, passage, permit, provision, section, standards
 from .types import Answer, Candidate, Query
 
 # The routes in the order they are asked; the first that proposes a candidate decides. The
@@ -53,9 +53,23 @@ def answer(text: str, history: Sequence, res: Resources) -> Answer:
     parts = dialogue.split_questions(text, res.read)
     if parts:
         return compound(text, parts, res)
+    own = query
     query, previous = dialogue.with_previous(query, history, res.read)
+    if previous and dialogue.names_only_a_district(own):
+        query = replace(query, carried_rows=_rows_answered(previous, res))
+    bare = None if previous else absent.bare_district(query, res)
+    if bare is not None:
+        return replace(bare, interpretation=interpretation_of(query, bare, res.vocabulary))
     answered = calibrated(query, interpreted(query, routed(query, res), res, previous), res)
     return replace(answered, question=text) if previous else answered
+
+
+def _rows_answered(previous: str, res: Resources) -> tuple[str, ...]:
+    """The permit-table rows the previous question was answered from (none if it was not)."""
+    answered = routed(res.read(previous), res)
+    if answered.abstained or answered.route != "permit":
+        return ()
+    return tuple(dict.fromkeys(cell["row"] for cell in answered.lookups))
 
 
 def routed(query: Query, res: Resources) -> Answer:
@@ -64,6 +78,9 @@ def routed(query: Query, res: Resources) -> Answer:
     declined, saying what was asked and what the first route found."""
     if res.declined(query):
         return compose.abstain(query, res.nearest(query), corpus=res.corpus)
+    missing = absent.said(query, res)
+    if missing is not None:
+        return missing
     asked = answer_type.asked(query.text)
     first_mismatch: Candidate | None = None
     for routes in (ROUTES, ROUTES_DECIDING):

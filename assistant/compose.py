@@ -210,10 +210,11 @@ def definition_answer(query: Query, definition, corpus) -> Answer:
     return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=(citation,), route="definition")
 
 
-def abstain(query: Query, nearest: list[str], reason: str = "", corpus=None, first: str = ABSTAIN_LINE) -> Answer:
+def abstain(query: Query, nearest: list[str], reason: str = "", corpus=None, first: str = ABSTAIN_LINE,
+            label: str = "Nearest sections") -> Answer:
     lines = [first + (f" {reason}" if reason else "")]
     if nearest:
-        lines.append("Nearest sections: " + "; ".join(_section_label(s, corpus) for s in nearest) + ".")
+        lines.append(f"{label}: " + "; ".join(_section_label(s, corpus) for s in nearest) + ".")
     lines.append("Please ask the City of Cotati Planning Department.")
     return Answer(question=query.text, answer="\n".join(lines), abstained=True, route="abstain", nearest=tuple(nearest))
 

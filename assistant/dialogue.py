@@ -99,6 +99,11 @@ def with_previous(query: Query, history: Sequence, read: Callable[[str], Query])
     return query, ""
 
 
+def names_only_a_district(query: Query) -> bool:
+    """The question names a district and no use, topic, section or parcel of its own."""
+    return bool(query.districts) and not (query.land_uses or query.topics or query.sections or query.apn)
+
+
 def without_words(text: str, phrases) -> str:
     for phrase in phrases:
         text = text.replace(phrase.lower(), " ")

@@ -163,7 +163,8 @@ NUMBER_WORDS = {word: value for value, word in enumerate(
 # Words that state a quantity: a row's range accounts for them, not its label.
 QUANTITY_WORDS = frozenset({*NUMBER_WORDS, *(_fold(w) for w in "unit units client clients people ppl person persons resident "
                                                              "residents kids children adults seniors folks bed beds".split())})
-NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|" + "|".join(NUMBER_WORDS) + r")\s*(k)?"
+# Thousands are grouped by commas as typed, by spaces in the normalised question ("8,000" -> "8 000").
+NUMBER = r"(\d{1,3}(?:[, ]\d{3})+|\d+(?:\.\d+)?|" + "|".join(NUMBER_WORDS) + r")\s*(k)?"
 # "12 unit", "five apartments", "a dozen older folks" (one describing word may stand between).
 # A size of each home ("3 bedroom home", "2 story house") counts no homes.
 QUANTITY_IN_QUESTION = re.compile(rf"\b{NUMBER}[ -]?(?:(?!bed|bath|stor|car\b|level|room)[a-z]+ )?"
@@ -213,7 +214,7 @@ def asked_quantity(phrase: str) -> tuple[str, float] | None:
     found = QUANTITY_IN_QUESTION.search(phrase.lower())
     if not found:
         return None
-    number = found.group(1).replace(",", "")
+    number = found.group(1).replace(",", "").replace(" ", "")
     value = float(NUMBER_WORDS.get(number, 0) if number in NUMBER_WORDS else number) * (1000 if found.group(2) else 1)
     return ("count" if found.group("count") else "area"), value
 
@@ -239,6 +240,14 @@ def by_quantity(matches: list[RowMatch], phrase: str) -> list[RowMatch]:
     if not fitting:
         return matches
     return fitting + [m for m in matches if m not in fitting and m not in excluded] + excluded
+
+
+def contradicted(row: str, phrase: str) -> bool:
+    """The row's printed limits exclude the count or area the question states ("8,000 sq ft" and
+    "5,000 sq. ft. or less"): such a row is never the answer."""
+    asked = asked_quantity(phrase)
+    span = label_span(row) if asked else None
+    return bool(span and span.kind == asked[0] and not span.holds(*asked))
 
 
 def quantity_decides(matches: list[RowMatch], phrase: str) -> bool:

@@ -13,7 +13,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from . import confidence as confidence_mod
-from . import definitions, dialogue
+from . import absent, definitions, dialogue
 from .passages import document_frequencies
 from .permits import STOP, PermitTables, words_of
 from .standards import StandardsTables
@@ -85,6 +85,7 @@ class Resources:
         self._path_vectors = None  # the provisions' heading paths (reader.path_text), on first use
         self._last_hits = None  # ((text, k), hits) of the last search
         self._parts_by_section = None  # (document, section) -> its section chunks in order, on first use
+        self._printed = None  # the district names and tables the documents print (absent.Printed), on first use
         # Typos are corrected only towards words the vocabulary or the corpus itself uses, so a
         # word the code prints ("nonresidential") is never "corrected" to another ("residential").
         known = tables.row_words() | {word for word in corpus.idf if word.isalpha()}
@@ -237,6 +238,12 @@ class Resources:
         rows = reader_mod.measure(question, provisions, self.corpus.idf, text_meaning, path_meaning)
         probabilities = self.reader.probabilities(reader_mod.features(rows))
         return {reader_mod.key_of(p): value for p, value in zip(provisions, probabilities)}
+
+    def printed(self) -> absent.Printed:
+        """The district names and table numbers the loaded documents print (built on first use)."""
+        if self._printed is None:
+            self._printed = absent.printed(self.corpus.sections, self.vocabulary)
+        return self._printed
 
     # -- reading the question -------------------------------------------------------------------------
     def read(self, text: str) -> Query:

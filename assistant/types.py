@@ -27,6 +27,9 @@ class Query:
     land_uses: tuple[str, ...] = ()  # every table label its everyday words stand for, longest phrase first
     topics: tuple[str, ...] = ()
     apn: str = ""  # assessor's parcel number ("144-720-061")
+    # Permit-table rows (labels) carried from the previous question by a follow-up that names only a
+    # district ("what about NL?"): the use is kept exactly as it was read, not read again.
+    carried_rows: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

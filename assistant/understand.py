@@ -1,7 +1,8 @@
 """Turn a plain-English question into a Query: sections, tables, districts, land use, topics.
 
 Matching is on whole words of the lower-cased question, with one typo tolerated in longer words
-(difflib against the vocabulary), so "acessory dwelling" and "nortern gateway" still match.
+(difflib against the vocabulary), so "acessory dwelling" and "nortern gateway" still match. A word
+that is an English word is never corrected ("heater" stays "heater", see ``english``).
 """
 
 from __future__ import annotations
@@ -9,8 +10,9 @@ from __future__ import annotations
 import difflib
 import re
 from functools import lru_cache
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
+from .english import is_english_word
 from .types import Query
 from .vocab import Vocabulary
 
@@ -24,11 +26,13 @@ WORD = re.compile(r"[a-z0-9][a-z0-9/&+'-]*")
 AMBIGUOUS_SYMBOLS = frozenset({"CA", "LP", "NG", "SW", "PF", "CD", "CE", "NM", "RR", "HC", "IG", "CI", "NU", "NL", "CG"})
 
 
-def understand(question: str, vocabulary: Vocabulary, known_words: Iterable[str] | None = None) -> Query:
+def understand(question: str, vocabulary: Vocabulary, known_words: Iterable[str] | None = None,
+               is_word: Callable[[str], bool] = is_english_word) -> Query:
     """``known_words``: the words typos are corrected towards; by default the vocabulary's own.
-    A caller answering many questions passes one precomputed set (see ``known_words_of``)."""
+    A caller answering many questions passes one precomputed set (see ``known_words_of``).
+    ``is_word``: whether a word is an English word, and so never a typo."""
     known = known_words if isinstance(known_words, (set, frozenset)) else known_words_of(vocabulary, known_words or ())
-    normalized = _normalize(question, known)
+    normalized = _normalize(question, known, is_word)
     corrected = _corrected(question, normalized)
     districts, district_words = _districts(question, normalized, vocabulary)
     land_uses = _land_uses(normalized, vocabulary)
@@ -58,12 +62,14 @@ def _subsection_path(question: str) -> tuple[str, ...]:
     return (letter, match.group(4)) if match.group(4) else (letter,)
 
 
-def _normalize(question: str, known: set[str]) -> str:
-    """Lower case, apostrophes dropped, and each unknown longer word replaced by a close known word."""
+def _normalize(question: str, known: set[str], is_word: Callable[[str], bool] = is_english_word) -> str:
+    """Lower case, apostrophes dropped, and each unknown longer word that is not an English word
+    replaced by a close known word."""
     words = WORD.findall(question.lower().replace("’", "'"))
     fixed = []
     for word in words:
-        if len(word) >= 5 and word.isalpha() and word not in known and not _plural_of_known(word, known):
+        if (len(word) >= 5 and word.isalpha() and word not in known and not _plural_of_known(word, known)
+                and not is_word(word)):
             close = _closest_known(word, known)
             # An inflection of a known word ("remove" / "removed") is a word, not a typo.
             if close and not (close[0].startswith(word) or word.startswith(close[0])):

@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from .. import answer_type, compose
+from .. import answer_type, compose, home
 from ..meaning import defined_terms, row_names
-from ..permits import GENERIC, QUANTITY_WORDS, STOP, RowMatch, by_quantity, family, quantity_decides, words_of
+from ..permits import (GENERIC, QUANTITY_WORDS, STOP, RowMatch, by_quantity, contradicted, family, quantity_decides,
+                       words_of)
 from ..resources import PERMIT_TOPICS, STANDARDS_TOPICS, Resources, readable
 from ..standards import authority_entries
 from ..types import Answer, Candidate, Query
@@ -68,6 +69,8 @@ def _word_matches(query: Query, res: Resources, phrase: str, tables) -> list:
 
 
 def _permit(query: Query, res: Resources) -> Answer | None:
+    if query.carried_rows:
+        return _carried(query, res)
     if not _asks_a_permit(query):
         return None
     phrase = _use_text(query, res)
@@ -77,6 +80,7 @@ def _permit(query: Query, res: Resources) -> Answer | None:
     if set(query.topics) & STANDARDS_TOPICS and not matches:
         return None  # "can I build 3 stories?": a yes/no about a standard, unless words name a use
     matches, meant, near = _by_meaning(res, phrase, tables, matches)
+    matches, near = _as_the_question_says(query, phrase, matches, near)
     if not matches:
         return None
     best = matches[0]
@@ -102,6 +106,43 @@ def _permit(query: Query, res: Resources) -> Answer | None:
         return None  # no word named the row, its meaning ties with another row's, and their cells differ
     return replace(found, signals={**signals, "cell_readable": readable(found.lookups), "districts_covered": covered,
                                    "row_doubt": doubt})
+
+
+def _carried(query: Query, res: Resources) -> Answer | None:
+    """A follow-up naming only a district: the previous question's rows, in the tables of the
+    districts now asked. A row those tables do not list is said to be unlisted, not read anew."""
+    districts = list(query.districts)
+    tables = {t for d in districts for t in res.tables.tables_for(d)}
+    matches = [RowMatch(t, row, 1.0, 1.0, True, 1.0) for row in query.carried_rows for t in sorted(tables)
+               if row in res.tables.rows.get(t, [])]
+    if not matches:
+        return _unlisted(query, res, tables)
+    answered = _cells(query, res, matches, matches[0], districts)
+    if answered is None:
+        return None
+    found, covered = answered
+    return replace(found, signals={"row_explained": 1.0, "row_own": 1.0, "row_complete": 1.0, "row_covered": 1.0,
+                                   "by_everyday_word": 0.0, "row_margin": 1.0, "districts_named": 1.0,
+                                   "meaning_agrees": 1.0, "meaning_similarity": 1.0, "meaning_margin": 1.0,
+                                   "by_meaning": 0.0, "cell_readable": readable(found.lookups),
+                                   "districts_covered": covered, "row_doubt": 0.0})
+
+
+def _unlisted(query: Query, res: Resources, tables) -> Answer:
+    rows = ", ".join(query.carried_rows)
+    main = sorted(t for t in tables if " " not in t)  # "2-2", not its cannabis part "2-2 cannabis"
+    where = f" (Table {', '.join(main)})" if main else ""
+    first = (f"{rows} (from your previous question) is not a use the permit table{where} lists for "
+             f"{', '.join(query.districts)}, so the tables do not say whether it is allowed there.")
+    return compose.abstain(query, ["17.22.020"], corpus=res.corpus, first=first)
+
+
+def _as_the_question_says(query: Query, phrase: str, matches, near):
+    """The question's own details choose among the rows: a row whose printed limits the stated
+    count or area contradicts is never chosen (nor offered as a rival), and home-based wording keeps
+    the home rows when there are any ("out of my house": a family day care home, not a day care center)."""
+    matches = home.home_rows_preferred([m for m in matches if not contradicted(m.row, phrase)], query.text)
+    return matches, tuple(m for m in near if not contradicted(m.row, phrase))
 
 
 def _cells(query: Query, res: Resources, matches, best, districts) -> tuple[Answer, float] | None:
