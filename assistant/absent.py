@@ -15,8 +15,13 @@ from .permits import STOP, words_of
 # A district named by a symbol-like word and "district" / "zone" ("the XYZ district", "R-1 zone",
 # "zone C-2"). Only capitals count: "my zone", "a residential zone" name no district.
 _SYMBOL = r"(?:[A-Z][A-Z0-9]{1,4}(?:-[A-Z0-9]{1,3})?|[A-Z]-[A-Z0-9]{1,3})"
+# Between the symbol and "district": a gloss in brackets or up to two describing words ("DT
+# (downtown) district", "R-1 single-family district", "M-1 light industrial zone"); not a word that
+# starts a new phrase ("ADU in the residential zone" names no district).
+_GLOSS = (r"(?:\s*\([^()]{1,30}\)|\s+(?!(?i:in|the|a|an|of|for|on|at|my|our|this|that|to|is|are|and|or|with|from|by"
+          r"|near|into|next)\b)[A-Za-z][a-z-]*){0,2}")
 NAMED_DISTRICT = re.compile(
-    rf"(?<![A-Za-z0-9-])\(?(?P<a>{_SYMBOL})\)?\s+(?i:zoning\s+)?(?i:districts?|zones?|zoning|overlay)\b"
+    rf"(?<![A-Za-z0-9-])\(?(?P<a>{_SYMBOL})\)?{_GLOSS}\s+(?i:zoning\s+)?(?i:districts?|zones?|zoning|overlay)\b"
     rf"|\b(?i:district|zone|zoned)\s+(?P<b>{_SYMBOL})(?![A-Za-z0-9-])")
 # A table named by number, printed as a heading in the code's text ("Table 2-4 ...").
 TABLE_HEADING = re.compile(r"^Tables?\s+(\d-\d{1,2})\b", re.M)

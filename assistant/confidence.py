@@ -32,6 +32,10 @@ CALIBRATION = DATA / "calibration.json"
 # question does not say chose) raised dev cross-validated accuracy from 0.724 to 0.730 at the same
 # wrong-answer rate: a margin near zero is a different thing from a small margin.
 # The passage route's "duration_found" (a time span asked for and quoted) raised it again, to 0.753.
+# The reader's signals ("reader_probability", "reader_top", "reader_agrees": assistant/reader.py) are
+# measured only when a fitted reader is loaded; on the 1290-question dev set, with folds by paraphrase
+# group, they left cross-validated accuracy where it was (0.599 with, 0.601 without, at 2.9-3.0%
+# wrong), so no reader is shipped and they count as their dev average.
 FEATURES: dict[str, tuple[str, ...]] = {
     "permit": ("row_covered", "cell_readable", "districts_covered", "meaning_margin", "meaning_similarity"),
     "standards": ("row_share", "row_margin", "row_tied", "district_named", "cell_readable"),

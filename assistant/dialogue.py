@@ -17,9 +17,12 @@ SECOND_QUESTION = re.compile(
     r"(?:\?\s+|,?\s+(?:and|also)\s+)(?=(?:how|what|who|where|when|which|do|does|is|are|can|could|may|must)\b)", re.I)
 # A word about zoning: with it, "CA" can only be the district.
 ZONING_CONTEXT = re.compile(r"\b(?:zon(?:e|ed|es|ing)|district|districts|overlay)\b", re.I)
-# Words of a follow-up that add nothing of their own ("what about in NL?", "and in CD?").
-FOLLOW_UP_WORDS = frozenset("what about how and also then same there here instead".split())
-FOLLOW_UP = re.compile(r"^\s*(?:and |so )?(?:what|how) about\b|^\s*and\b", re.I)
+# Words of a follow-up that add nothing of their own ("what about in NL?", "and in CD?", "same
+# question but for the CG zone").
+FOLLOW_UP_WORDS = frozenset("what about how and also then same there here instead question thing but for zone "
+                            "district".split())
+FOLLOW_UP = re.compile(r"^\s*(?:and |so )?(?:what|how) about\b|^\s*and\b"
+                       r"|^\s*(?:and\s+)?(?:the\s+)?same\s+(?:question|thing|for)\b", re.I)
 
 
 def split_questions(text: str, read: Callable[[str], Query]) -> list[Query]:

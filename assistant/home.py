@@ -41,10 +41,20 @@ def home_rows_preferred(matches: list, question: str) -> list:
 
 
 def same_use(home_row: str, row: str) -> bool:
-    """The home row is a form of ``row``'s use: its label without the home marker ("Child day care -"
-    of "Child day care - Small family day care home") shares a word with ``row``'s label."""
+    """The home row is a form of ``row``'s use. Labels printed as "Family - kind" are of one use only
+    within one family ("Child day care - Small family day care home" is a form of "Child day care -
+    Day care center", not of "Adult day care - 6 or fewer clients"); other labels share a word once
+    the home marker is removed."""
+    if home_row == row:
+        return True
+    if " - " in home_row and " - " in row:
+        return _family(home_row) == _family(row)
     rest = _patterns()[1].sub(" ", home_row)
-    return bool(_words(rest) & _words(row)) or home_row == row
+    return bool(_words(rest) & _words(row))
+
+
+def _family(label: str) -> str:
+    return label.split(" - ", 1)[0].strip().lower()
 
 
 def _words(label: str) -> set[str]:

@@ -5,10 +5,11 @@ asks to clarify, or declines."""
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
+
+import settings
 
 from . import chooser
 from . import confidence as confidence_mod
@@ -63,7 +64,7 @@ def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path |
     ``as_of`` (ISO date): only documents dated on or before it are read, sections and tables alike.
     ``calibrated``: apply the confidence model and threshold fitted on dev (data/calibration.json).
     ``reader``: rank provisions with the reader fitted on dev (data/reader.json); default from
-    ``COTATI_READER`` (``on``, the default, or ``off``)."""
+    ``COTATI_READER`` (on by default; without the file there is no reader)."""
     from ingest import load_corpus, load_manifest
     from ingest.manifest import default_corpus_dir
     from ingest.tables import build_tables
@@ -81,14 +82,7 @@ def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path |
         return open_index(index_dir, progress=progress)
 
     calibration = confidence_mod.load() if calibrated else confidence_mod.UNCALIBRATED
-    fitted_reader = reader_mod.load() if (reader_setting() if reader is None else reader) else None
+    fitted_reader = reader_mod.load() if settings.value("reader", reader) else None
     return Assistant(corpus, PermitTables(table_set.effective), open_searcher, StandardsTables(table_set.effective),
                      calibration, fitted_reader)
 
-
-def reader_setting() -> bool:
-    """``COTATI_READER``: ``on`` (default) or ``off``; anything else is an error naming it."""
-    value = os.environ.get("COTATI_READER", "on").strip().lower()
-    if value not in ("on", "off"):
-        raise ValueError(f"COTATI_READER={value!r}: use on or off")
-    return value == "on"

@@ -220,6 +220,14 @@ def test_home_wording_prefers_the_home_rows_of_the_use(assistant):
     assert {cell["row"] for cell in facility.lookups} == {"Child day care center"}
 
 
+def test_a_home_row_of_one_family_is_not_a_form_of_another_familys_row():
+    """"Child day care - ..." and "Adult day care - ..." share "day care" but are two uses."""
+    from assistant.home import same_use
+
+    assert not same_use("Child day care - Large family day care home", "Adult day care - 6 or fewer clients")
+    assert same_use("Child day care - Large family day care home", "Child day care - Day care center")
+
+
 def test_home_wording_does_not_move_another_use_to_a_home_row(assistant):
     answer = assistant.ask("where in Cotati am I allowed to add a junior ADU inside my house?")
     assert not any("Residential care" in cell["row"] for cell in answer.lookups)
