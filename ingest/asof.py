@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -28,6 +29,19 @@ def check_date(text: str, what: str = "date") -> str:
         raise ValueError(f"{what} {text!r}: no such day") from None
     return value
 
+
+
+def as_of_option(args) -> bool:
+    """A CLI's ``--as-of`` (``args.as_of``) checked and normalised in place; False after printing its
+    one-line error to stderr (the command then exits 2)."""
+    if not args.as_of:
+        return True
+    try:
+        args.as_of = check_date(args.as_of, "--as-of")
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return False
+    return True
 
 @dataclass(frozen=True)
 class InForce:

@@ -112,6 +112,17 @@ def _regions(section: Section, lines: list[str]) -> _Regions:
     return regions
 
 
+def _heading_run_on(line: str, section: Section) -> str:
+    """The running text printed on the section's heading line after its title (PDF extraction
+    joins a heading with no period to the first sentence), or ""."""
+    heading = HEADING.match(line)
+    title = section.title.strip()
+    if not heading or not title or not heading.group(2).lower().startswith(title.lower()):
+        return ""
+    rest = heading.group(2)[len(title):].lstrip(" .:").strip()
+    return rest if len(rest.split()) >= 3 and rest[:1].isupper() else ""
+
+
 def _titled(rest: str, title: str) -> bool:
     """A section number inside the text heads a part only when the section's title follows it
     (not "... Section\n17.62.070 F. below.")."""
@@ -306,6 +317,10 @@ def _label(section_id: str, path: tuple[str, ...]) -> str:
 def read_section(section: Section) -> SectionReading:
     lines = section.text.split("\n")
     regions = _regions(section, lines)
+    opening = _heading_run_on(lines[0], section) if 0 in regions.skip else ""
+    if opening:  # "17.44.065 Limited Waiver ... Service In the event that ...": the text after the title is text
+        lines[0] = opening
+        regions.skip.discard(0)
     running = [i for i in range(len(lines)) if i not in regions.skip]
     items, rejected = read_outline(lines, running, section.excerpt, regions.contexts)
     items = _merge_paragraphs(items)

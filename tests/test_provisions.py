@@ -80,6 +80,18 @@ def test_repeated_number_inserted_item_and_excerpt_context():
     assert labels(reading) == ["17.99.010(A)(3)", "17.99.010(G)(5)", "17.99.010(G)(5)(a)"]
 
 
+def test_a_heading_run_into_its_first_sentence_keeps_the_sentence():
+    """PDF extraction joins a heading without a period to the text ("17.44.065 Limited Waiver In
+    the event that ..."): the words after the title are the section's first sentence."""
+    reading = read_section(section("17.99.020 Limited Waiver In the event that a standard would prohibit service,\n"
+                                   "the review authority may grant a waiver.", sid="17.99.020", title="Limited Waiver"))
+    assert reading.provisions[0].text == ("In the event that a standard would prohibit service, the review authority "
+                                          "may grant a waiver.")
+    plain = read_section(section("17.99.030 Limited Waiver.\nThe review authority may grant a waiver.",
+                                 sid="17.99.030", title="Limited Waiver"))
+    assert [p.text for p in plain.provisions] == ["The review authority may grant a waiver."]
+
+
 def test_out_of_sequence_marker_is_kept_as_text_with_a_reason():
     reading = read_section(section("A. First item ends here. C. Not an item because B is missing."))
     assert labels(reading) == ["17.99.010(A)"]

@@ -34,14 +34,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(list(argv) if argv is not None else None)
-    if args.as_of:
-        from ingest.asof import check_date
+    from ingest.asof import as_of_option
 
-        try:
-            args.as_of = check_date(args.as_of, "--as-of")
-        except ValueError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
+    if not as_of_option(args):
+        return 2
     from . import load_tables, tables_as_of  # heavy-ish work only once the arguments are valid
     from .districts_of import matches_district
 
