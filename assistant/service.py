@@ -6,12 +6,13 @@ asks to clarify, or declines."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import settings
 
-from . import chooser
+from . import chooser, then, timepoint
 from . import confidence as confidence_mod
 from . import reader as reader_mod
 from .permits import PermitTables
@@ -32,6 +33,10 @@ class Assistant:
         res = self.resources
         self.corpus, self.tables, self.standards, self.calibration = res.corpus, res.tables, res.standards, res.calibration
         self.definitions, self.vocabulary, self.known_words = res.definitions, res.vocabulary, res.known_words
+        # Builds the assistant that reads only the documents dated on or before a day (load_assistant
+        # sets it; an assistant so built answers as of its day and has none).
+        self.then_factory: Callable[[str], Assistant] | None = None
+        self._then: dict[str, Assistant] = {}
 
     @property
     def searcher(self):
@@ -48,9 +53,38 @@ class Assistant:
             answer = Answer(question=str(question)[:2000] if isinstance(question, str) else "",
                             answer=str(error), abstained=True, route="invalid")
         else:
-            answer = chooser.answer(text, history, self.resources)
+            point = self._time_point(text)
+            answer = chooser.answer(text, history, self.resources) if point is None else self._as_of(point, text, history)
         elapsed = (time.perf_counter() - started) * 1000
         return Answer(**{**answer.__dict__, "timing_ms": elapsed})
+
+    def _time_point(self, text: str) -> timepoint.TimePoint | None:
+        if self.then_factory is None:
+            return None
+        return timepoint.asked_time(text, list(self.corpus.documents.values()))
+
+    def _as_of(self, point: timepoint.TimePoint, text: str, history: Sequence) -> Answer:
+        """A question about an earlier day, answered as the documents then in force have it; one
+        about today's law (a day on or after the newest document) answered as usual, without its time words."""
+        from ingest.asof import in_force_json
+
+        documents = list(self.corpus.documents.values())
+        in_force = then.in_force_on(documents, point.date)
+        newest = max((d.date for d in documents if d.date), default="")
+        if in_force and in_force[-1].date >= newest:
+            answer = chooser.answer(point.rest, history, self.resources)
+            return replace(answer, question=text, as_of=in_force_json(documents, point.date))
+        state = in_force[-1].date if in_force else point.date
+
+        def ask_then(question: str, turns: Sequence) -> Answer:
+            if state not in self._then:
+                self._then[state] = self.then_factory(state)
+            return self._then[state].ask(question, turns)
+
+        def ask_now(question: str, turns: Sequence) -> Answer:
+            return chooser.answer(question, turns, self.resources)
+
+        return then.answer_then(point, history, documents, ask_then, ask_now, text)
 
     def resolve_uses(self, phrase: str, limit: int = 12, floor: float = permit.FINDER_FLOOR) -> list[tuple[str, str]]:
         """(table, row) of the permit-table rows a land-use phrase names, best first (the app's
@@ -67,14 +101,9 @@ def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path |
     ``COTATI_READER`` (on by default; without the file there is no reader)."""
     from ingest import load_corpus, load_manifest
     from ingest.manifest import default_corpus_dir
-    from ingest.tables import build_tables
 
     result = load_corpus(corpus_dir)
-    if as_of:
-        result = type(result)(tuple(s for s in result.sections if s.date and s.date <= as_of), result.errors)
     documents = load_manifest(Path(corpus_dir) if corpus_dir else default_corpus_dir())
-    table_set = build_tables(result.sections)
-    corpus = Corpus(result.sections, documents, load_vocabulary())
 
     def open_searcher():
         from index import open_index
@@ -83,6 +112,20 @@ def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path |
 
     calibration = confidence_mod.load() if calibrated else confidence_mod.UNCALIBRATED
     fitted_reader = reader_mod.load() if settings.value("reader", reader) else None
+    built = _assistant(result.sections, documents, as_of, open_searcher, calibration, fitted_reader)
+    if not as_of:  # a question naming an earlier day is answered by one built as of that day, sharing the index
+        built.then_factory = lambda day: _assistant(result.sections, documents, day, lambda: built.searcher,
+                                                    calibration, fitted_reader)
+    return built
+
+
+def _assistant(sections, documents, as_of: str | None, open_searcher, calibration, fitted_reader) -> Assistant:
+    """An assistant over the sections dated on or before ``as_of`` (all of them without it)."""
+    from ingest.tables import build_tables
+
+    if as_of:
+        sections = tuple(s for s in sections if s.date and s.date <= as_of)
+    table_set = build_tables(sections)
+    corpus = Corpus(sections, documents, load_vocabulary())
     return Assistant(corpus, PermitTables(table_set.effective), open_searcher, StandardsTables(table_set.effective),
                      calibration, fitted_reader)
-

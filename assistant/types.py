@@ -68,6 +68,8 @@ class Answer:
     signals: dict = field(default_factory=dict)
     # Follow-up questions offered when the question was ambiguous (one click each in the app).
     clarify: tuple[str, ...] = ()
+    # The day the answer is valid for and the documents then in force, when the question named one.
+    as_of: dict = field(default_factory=dict)
 
     @property
     def first_line(self) -> str:
@@ -87,6 +89,7 @@ class Answer:
             "interpretation": self.interpretation,
             "signals": {name: round(value, 4) for name, value in self.signals.items()},
             "clarify": list(self.clarify),
+            **({"as_of": self.as_of} if self.as_of else {}),
         }
 
 

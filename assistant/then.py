@@ -1,0 +1,69 @@
+"""Answers about an earlier point in time ("in 2024, was a bar allowed in CE?"): the question,
+without its time words, answered by an assistant that reads only the documents dated on or
+before that day (``load_assistant(as_of=...)``, the machinery of ``--as-of``), with today's answer
+beside it when the cells it used have changed since, and the documents in force named.
+
+``assistant/timepoint.py`` finds the point in time; this module composes the answer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from .timepoint import TimePoint
+from .types import Answer
+
+Ask = Callable[[str, Sequence], Answer]
+
+
+def in_force_on(documents: Sequence, day: str) -> list:
+    return sorted((d for d in documents if d.date and d.date <= day), key=lambda d: (d.date, d.id))
+
+
+def answer_then(point: TimePoint, history: Sequence, documents: Sequence, ask_then: Ask, ask_now: Ask,
+                question: str) -> Answer:
+    """The answer as of ``point.date``; ``ask_then`` answers with the documents then in force,
+    ``ask_now`` with all of them."""
+    from ingest.asof import in_force_json, in_force_line
+
+    as_of = in_force_json(documents, point.date)
+    if not in_force_on(documents, point.date):
+        first = min((d for d in documents if d.date), key=lambda d: d.date)
+        text = (f"No sure answer: the loaded documents begin on {first.date} ({_label(first)}), after {point.date}, "
+                "so they do not say what the law was then.\nPlease ask the City of Cotati Planning Department.")
+        return Answer(question=question, answer=text, abstained=True, route="abstain", as_of=as_of)
+    then = ask_then(point.rest, history)
+    if then.abstained:
+        return replace(then, question=question, as_of=as_of)
+    lines = [f"As of {point.date}: {then.first_line}", *then.answer.split("\n")[1:]]
+    now = ask_now(point.rest, history)
+    since = changed_since(then, now, documents, point.date)
+    if since:
+        lines.insert(1, since)
+    lines.append(in_force_line(documents, point.date))
+    interpretation = {**then.interpretation, "as_of": point.date, "time_words": point.said}
+    return replace(then, question=question, answer="\n".join(lines), as_of=as_of, interpretation=interpretation)
+
+
+def changed_since(then: Answer, now: Answer, documents: Sequence, day: str) -> str:
+    """"Since then: ..." when today's answer uses other values for the same cells, naming the later
+    documents its cells come from; "" when nothing it used has changed."""
+    if now.abstained or not then.lookups:
+        return ""
+    before = {_key(cell): cell.get("value") for cell in then.lookups}
+    later = [cell for cell in now.lookups if _key(cell) in before and before[_key(cell)] != cell.get("value")]
+    if not later:
+        return ""
+    names = {d.id: d for d in documents}
+    changers = sorted({cell.get("document") for cell in later if cell.get("document") in names
+                       and names[cell["document"]].date > day}, key=lambda i: names[i].date)
+    by = ", ".join(f"{_label(names[i])}, {names[i].date}" for i in changers)
+    return f"Since then ({by or 'a later document'}): {now.first_line}"
+
+
+def _key(cell: dict) -> tuple:
+    return cell.get("table"), cell.get("row"), cell.get("column")
+
+
+def _label(document) -> str:
+    return document.short_title or document.title

@@ -1,0 +1,91 @@
+"""Questions about an earlier day (issue 23, item 1): the point in time a question names
+(assistant/timepoint.py, synthetic documents) and the answer as the documents then in force have
+it, with today's value beside it (assistant/then.py, on the corpus: table answers need no model)."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.timepoint import asked_time
+from ingest.types import DocumentInfo
+
+DOCUMENTS = [
+    DocumentInfo("000", "a.txt", "Ordinance allowing telecommunications facilities", "ordinance", "2023-11-06",
+                 short_title="Telecommunications facilities ordinance"),
+    DocumentInfo("002", "b.txt", "Ordinance 939 creating the Santero Way district", "ordinance", "2025-12-09",
+                 short_title="Ord. 939 (Santero Way and TOC districts)"),
+    DocumentInfo("003", "c.txt", "Chapter 17.20, codified text", "codified chapter", "2026-05-11",
+                 short_title="Codified Chapter 17.20"),
+]
+
+
+@pytest.mark.parametrize("question, day, rest", [
+    ("In 2024, was a bar allowed in CE?", "2024-01-01", "was a bar allowed in CE?"),
+    ("was a bar allowed in CE back in 2024?", "2024-01-01", "was a bar allowed in CE?"),
+    ("as of 2025-06-01 is a drive-through allowed in CG", "2025-06-01", "is a drive-through allowed in CG"),
+    ("Was a brewery allowed in IG before August 11, 2026?", "2026-08-10", "Was a brewery allowed in IG?"),
+    ("before the Santero Way ordinance, what was the max height in HC?", "2025-12-08", "what was the max height in HC?"),
+    ("before Ordinance No. 939 could I open a gym in LP", "2025-12-08", "could I open a gym in LP"),
+    ("as the 2023 ordinance had it, can I open a gym in CD?", "2023-11-06", "can I open a gym in CD?"),
+    ("when Ord. 939 was adopted, could I build an ADU in NL?", "2025-12-09", "could I build an ADU in NL?"),
+])
+def test_the_point_in_time_and_the_question_without_it(question, day, rest):
+    found = asked_time(question, DOCUMENTS)
+    assert found is not None and (found.date, found.rest) == (day, rest)
+
+
+@pytest.mark.parametrize("question", [
+    "Can I open a bar in CE?",
+    "can I build a 2024 sq ft house in NL?",  # a number, not a year named as a time
+    "since Ord. 939, can I open a gym in LP?",  # from then on is today's law
+    "what did Ord. 939 change?",
+    "is the codified chapter ordinance in force?",  # a codified chapter is not named as an ordinance
+])
+def test_no_point_in_time(question):
+    assert asked_time(question, DOCUMENTS) is None
+
+
+@pytest.fixture(scope="module")
+def assistant():
+    from assistant import load_assistant
+
+    return load_assistant()
+
+
+def test_an_earlier_year_is_answered_as_then_in_force_with_todays_value_beside_it(assistant):
+    answer = assistant.ask("In 2024, could I open a gym in the LP district?")
+    lines = answer.answer.split("\n")
+    assert lines[0] == "As of 2024-01-01: Not allowed."
+    assert lines[1].startswith("Since then (Ord. 939") and "Permitted (P)" in lines[1]
+    assert [(c["row"], c["column"], c["value"]) for c in answer.lookups] == [("Health/fitness facility", "LP", "-")]
+    data = answer.to_dict()
+    assert data["as_of"]["date"] == "2024-01-01" and [d["id"] for d in data["as_of"]["documents"]] == ["000"]
+
+
+def test_a_day_before_the_documents_is_declined_and_todays_law_is_answered_as_usual(assistant):
+    early = assistant.ask("In 2020, was a bar allowed in CE?")
+    assert early.abstained and "begin on 2023-11-06" in early.first_line
+    today = assistant.ask("Can I open a bar in CE?")
+    later = assistant.ask("as of 2026-09-01, can I open a bar in CE?")
+    assert later.first_line == today.first_line and later.to_dict()["as_of"]["date"] == "2026-09-01"
+
+
+def test_every_permit_cell_ord_939_changed_is_answered_with_its_earlier_value(assistant):
+    """Every permit-table cell whose value differs between the day before Ord. 939 and today, asked
+    about "before Ord. 939": the answer uses that cell with its earlier value."""
+    from ingest import load_corpus
+    from ingest.tables import build_tables
+
+    sections = load_corpus().sections
+    day = "2025-12-08"
+    def cells(found) -> dict:
+        return {(c.cell.table, c.cell.row, c.cell.column): c.cell.value for c in found.effective}
+
+    then, now = cells(build_tables(tuple(s for s in sections if s.date <= day))), cells(build_tables(sections))
+    changed = [(key, value) for key, value in then.items()
+               if key[0] in ("2-2", "2-3", "2-4") and key in now and now[key] != value]
+    assert len(changed) >= 30
+    for (table, row, column), value in changed:
+        answer = assistant.ask(f"Before Ord. 939, was {row} allowed in the {column} district?")
+        used = [c["value"] for c in answer.lookups if (c["table"], c["row"], c["column"]) == (table, row, column)]
+        assert used == [value], (row, column, answer.first_line)
