@@ -146,6 +146,7 @@ class Settings:
     question_log_path: Path | None
     log_retention_days: int
     low_confidence: float
+    reader: bool
     embed_model: str
     query_threads: int
     batch_threads: int
