@@ -14,7 +14,13 @@ from .types import IngestError, IngestResult, Section
 
 
 def main(argv: list[str] | None = None) -> int:
+    import settings
+
     argv = list(sys.argv[1:] if argv is None else argv)
+    problem = settings.check()  # every setting parsed and range-checked before anything runs
+    if problem:
+        print(problem, file=sys.stderr)
+        return 1
     if argv[:1] == ["tables"]:
         from .tables.cli import main as tables_main
 

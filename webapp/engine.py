@@ -242,8 +242,12 @@ class Engine:
         from index import EncoderError, IndexStoreError
 
         from assistant.types import Answer
+        from assistant.validate import normalise_input
 
-        if isinstance(question, str) and len(question) > MAX_QUESTION_CHARS:
+        if not isinstance(question, str):
+            return self.assistant.ask(question)  # says it must be text
+        question = normalise_input(question)  # lone surrogates, NUL, controls: before anything else
+        if len(question) > MAX_QUESTION_CHARS:
             # Refused before any work: the text is not even tidied.
             return Answer(question=question[:MAX_QUESTION_CHARS], abstained=True, route="invalid",
                           answer=f"The question is {len(question):,} characters long; the limit is "
