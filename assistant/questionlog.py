@@ -5,7 +5,12 @@ answered question: when (UTC), the route, the confidence, whether it was decline
 text, the answer given and its interpretation (what the question was read as); no IP address,
 session or other identifier. A resident may mark an answer "helpful" or "wrong", with an optional
 comment (``mark()``); the mark is kept on the answer's row. Rows older than the retention setting
-(default 90 days) are deleted, marks with them, when the log is opened and at most hourly after.
+(default 90 days, 1 to 36500) are deleted, marks with them, when the app opens the log and at most
+hourly after; a read-only opening (``assistant log``, ``eval add-from-log``) never deletes. The
+log is capped (rows and bytes): the oldest rows go first, with a warning saying how many. The
+file is created 0600 (owner only). Text is stored as given (normalised: ``validate.normalise_input``)
+and printed escaped (``validate.escape_for_terminal``). A file that is not a readable SQLite log is
+``LogError`` (one line) for a reader; the app moves it aside (``open_log``) and starts a fresh one.
 The web app writes it (``webapp.engine``) and never shows it; ``python -m assistant log`` reads it
 (``--unanswered``, ``--flagged``) and ``python -m eval add-from-log`` turns reviewed rows into dev items.
 
@@ -16,6 +21,7 @@ log adds those columns (empty for the old rows), so an existing log stays readab
 from __future__ import annotations
 
 import logging
+import os
 import re
 import sqlite3
 import json
@@ -60,6 +66,14 @@ def _now() -> datetime:
 
 def _stamp(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+MAX_RETENTION_DAYS = 36500
+MAX_ROWS, MAX_BYTES = 1_000_000, 512 * 1024 * 1024  # the caps' defaults (COTATI_LOG_MAX_ROWS, COTATI_LOG_MAX_MB)
+
+
+class LogError(Exception):
+    """The question log cannot be opened or read (not a SQLite log, unreadable); one line naming the file."""
 
 
 class MarkError(ValueError):
@@ -114,18 +128,42 @@ def _interpretation(answer) -> str | None:
 class QuestionLog:
     """Thread-safe writer and reader of one log file; ``close()`` when done."""
 
-    def __init__(self, path: str | Path, retention_days: int = 90):
+    def __init__(self, path: str | Path, retention_days: int = 90, read_only: bool = False,
+                 max_rows: int = MAX_ROWS, max_bytes: int = MAX_BYTES):
+        if isinstance(retention_days, bool) or not isinstance(retention_days, int) or \
+                not 1 <= retention_days <= MAX_RETENTION_DAYS:
+            raise ValueError(f"retention of {retention_days!r} days: must be 1 to {MAX_RETENTION_DAYS}")
         self.path = Path(path)
-        self.retention_days = retention_days
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self.retention_days, self.read_only = retention_days, read_only
+        self.max_rows, self.max_bytes = max_rows, max_bytes
         self._lock = threading.Lock()
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._db.executescript(SCHEMA)
-        self._migrate()
         self._pruned = 0.0
-        self.prune()
+        try:
+            self._db = self._connect()
+            self._db.executescript(SCHEMA)
+            self._migrate()
+        except sqlite3.DatabaseError as error:
+            raise LogError(f"{self.path}: not a readable question log ({error})") from None
+        if not read_only:
+            self.prune()
+
+    def _connect(self) -> sqlite3.Connection:
+        """The connection; a new file is created owner-only (0600) before SQLite opens it."""
+        if not self.read_only:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.close(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            except FileExistsError:
+                pass
+        elif not self.path.is_file():
+            raise LogError(f"{self.path}: no question log here")
+        try:
+            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        except sqlite3.Error as error:
+            raise LogError(f"{self.path}: cannot open the question log ({error})") from None
+        db.execute("PRAGMA busy_timeout=5000")
+        db.execute("PRAGMA journal_mode=WAL")
+        return db
 
     def _migrate(self) -> None:
         """Bring a log written by an older version up to ``SCHEMA_VERSION`` (one transaction, so two
@@ -156,27 +194,52 @@ class QuestionLog:
         self.close()
 
     def prune(self, now: datetime | None = None) -> int:
-        """Delete rows older than the retention; how many were deleted."""
+        """Delete rows older than the retention, then the oldest over the caps; how many were deleted.
+        Never on a read-only log."""
+        if self.read_only:
+            return 0
         cutoff = _stamp((now or _now()) - timedelta(days=self.retention_days))
         with self._lock:
             deleted = self._db.execute("DELETE FROM questions WHERE asked_at < ?", (cutoff,)).rowcount
+            capped = self._cap()
         self._pruned = time.monotonic()
-        return deleted
+        if capped:
+            log.warning("question log %s: over its cap (%d rows, %d MB); deleted the %d oldest questions",
+                        self.path, self.max_rows, self.max_bytes // 2**20, capped)
+        return deleted + capped
+
+    def _cap(self) -> int:
+        """Delete the oldest rows over ``max_rows``, then (estimated by the average row size) over
+        ``max_bytes``; how many. Called with the lock held."""
+        rows = self._db.execute("SELECT COUNT(*) FROM questions").fetchone()[0]
+        pages, page_size, free = (self._db.execute(f"PRAGMA {name}").fetchone()[0]
+                                  for name in ("page_count", "page_size", "freelist_count"))
+        used = (pages - free) * page_size
+        keep = min(rows, self.max_rows)
+        if rows and used > self.max_bytes:
+            keep = min(keep, int(rows * self.max_bytes * 0.9 / used))
+        if keep >= rows:
+            return 0
+        return self._db.execute("DELETE FROM questions WHERE id IN (SELECT id FROM questions ORDER BY asked_at, id "
+                                "LIMIT ?)", (rows - keep,)).rowcount
 
     def record(self, answer, asked_at: datetime | None = None) -> int | None:
         """One row for an ``assistant.types.Answer``: its id in the log (what ``mark`` takes), or None
         when nothing was written. A log that cannot be written is a warning, never a failed answer."""
-        if not getattr(answer, "question", "").strip():
+        from .validate import normalise_input
+
+        question = normalise_input(getattr(answer, "question", ""))
+        if not question.strip() or self.read_only:
             return None
         row = (_stamp(asked_at or _now()), answer.route or "", answer.confidence, int(bool(answer.abstained)),
-               answer.question, getattr(answer, "answer", "") or "", _interpretation(answer))
+               question, normalise_input(getattr(answer, "answer", "") or ""), _interpretation(answer))
         try:
             if time.monotonic() - self._pruned > PRUNE_EVERY:
                 self.prune()
             with self._lock:
                 return self._db.execute("INSERT INTO questions (asked_at, route, confidence, abstained, question, "
                                         "answer, interpretation) VALUES (?, ?, ?, ?, ?, ?, ?)", row).lastrowid
-        except sqlite3.Error as error:
+        except (sqlite3.Error, ValueError) as error:  # a full disk, a locked file; never a failed answer
             log.warning("question log %s not written: %s", self.path, error)
             return None
 
@@ -206,10 +269,14 @@ class QuestionLog:
         return _entry(row) if row else None
 
     def entries(self, since: str = "") -> list[Entry]:
-        """Every row asked on or after ``since`` (YYYY-MM-DD, UTC), oldest first."""
-        with self._lock:
-            rows = self._db.execute(f"SELECT {COLUMNS} FROM questions WHERE asked_at >= ? ORDER BY asked_at, id",
-                                    (since,)).fetchall()
+        """Every row asked on or after ``since`` (YYYY-MM-DD, UTC), oldest first; ``LogError`` when the
+        file turns out damaged."""
+        try:
+            with self._lock:
+                rows = self._db.execute(f"SELECT {COLUMNS} FROM questions WHERE asked_at >= ? ORDER BY asked_at, "
+                                        "id", (since,)).fetchall()
+        except sqlite3.DatabaseError as error:
+            raise LogError(f"{self.path}: the question log is damaged ({error})") from None
         return [_entry(row) for row in rows]
 
     def flagged(self, since: str = "", mark: str | None = None) -> list[Entry]:
@@ -220,6 +287,23 @@ class QuestionLog:
         """Questions declined, or answered with a confidence under ``low_confidence``."""
         return [e for e in self.entries(since) if e.route not in NOT_ABOUT_THE_CODE and (
             e.abstained or (e.confidence is not None and e.confidence < low_confidence))]
+
+
+def open_log(path: str | Path, retention_days: int = 90, max_rows: int = MAX_ROWS,
+             max_bytes: int = MAX_BYTES) -> QuestionLog:
+    """The app's log: a file that is not a readable log is moved aside (never deleted) with one
+    warning naming both files, and a fresh log is started in its place."""
+    try:
+        return QuestionLog(path, retention_days, max_rows=max_rows, max_bytes=max_bytes)
+    except LogError as error:
+        path = Path(path)
+        aside = path.with_name(f"{path.name}.damaged-{_now().strftime('%Y%m%dT%H%M%SZ')}")
+        for suffix in ("", "-wal", "-shm"):  # the journal goes with its file: nothing is deleted
+            if Path(f"{path}{suffix}").exists():
+                os.replace(f"{path}{suffix}", f"{aside}{suffix}")
+        log.warning("question log %s could not be read (%s); moved it to %s and started a fresh log", path,
+                    str(error).split(": ", 1)[-1], aside.name)
+        return QuestionLog(path, retention_days, max_rows=max_rows, max_bytes=max_bytes)
 
 
 def _wording(text: str) -> str:

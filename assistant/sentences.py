@@ -56,6 +56,8 @@ def load_or_build(folder: Path | None, model: str, sentences: list[str],
     (and saved there). Provisions use the same cache under another name."""
     import numpy as np
 
+    from index.caches import DAMAGED
+
     key = _key(model, sentences)
     path = Path(folder) / cache_name if folder else None
     if path is not None and path.is_file():
@@ -63,8 +65,8 @@ def load_or_build(folder: Path | None, model: str, sentences: list[str],
             with np.load(path, allow_pickle=False) as stored:
                 if str(stored["key"]) == key and stored["vectors"].shape[0] == len(sentences):
                     return SentenceVectors(sentences, stored["vectors"])
-        except (OSError, ValueError, KeyError):
-            pass  # damaged or from another layout: rebuilt below
+        except DAMAGED:
+            pass  # damaged (a bad zip, a truncated file) or from another layout: rebuilt below
     vectors = np.asarray(encode(sentences), dtype="float32")
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
     if path is not None:

@@ -20,7 +20,7 @@ from .resources import Corpus, Resources
 from .routes import permit
 from .standards import StandardsTables
 from .types import Answer
-from .validate import InvalidQuestion, check_question
+from .validate import InvalidQuestion, check_question, normalise_input
 from .vocab import load_vocabulary
 
 __all__ = ["Assistant", "Corpus", "PermitTables", "load_assistant"]
@@ -50,7 +50,7 @@ class Assistant:
         try:
             text = check_question(question)
         except InvalidQuestion as error:
-            answer = Answer(question=str(question)[:2000] if isinstance(question, str) else "",
+            answer = Answer(question=normalise_input(question)[:2000],
                             answer=str(error), abstained=True, route="invalid")
         else:
             point = self._time_point(text)

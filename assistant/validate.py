@@ -13,6 +13,29 @@ DATA = Path(__file__).resolve().parent / "data"
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # tab, LF and CR are whitespace
 
 
+SURROGATE = re.compile(r"[\ud800-\udfff]")
+REPLACEMENT = "\ufffd"
+# Shown escaped, never printed raw: controls, and the codes that reorder text on a terminal or page.
+UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def normalise_input(text: object) -> str:
+    """Any question as text that can be stored and compared: not a string -> "", each lone surrogate
+    (what a browser sends for a broken emoji; not encodable as UTF-8) and each control character but
+    tab, LF and CR (NUL, ESC, BEL...) -> U+FFFD. The one normalisation the CLI, the web API and the
+    question log all apply before anything else touches a question."""
+    if not isinstance(text, str):
+        return ""
+    return CONTROL.sub(REPLACEMENT, SURROGATE.sub(REPLACEMENT, text))
+
+
+def escape_for_terminal(text: str) -> str:
+    """``text`` with every control and bidi code shown as its escape (``\\x1b``, ``\\u202e``): what staff
+    tools print of text an anonymous resident typed, so it cannot drive the terminal or reorder a line."""
+    return UNPRINTABLE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                           else f"\\u{ord(m.group()):04x}", SURROGATE.sub(REPLACEMENT, text))
+
+
 class InvalidQuestion(ValueError):
     """The question is empty, too long, garbled or not English; the message says which."""
 
@@ -21,8 +44,8 @@ def check_question(question: object) -> str:
     """The question with whitespace tidied, or InvalidQuestion naming what is wrong."""
     if not isinstance(question, str):
         raise InvalidQuestion("The question must be text.")
-    if CONTROL.search(question):
-        raise InvalidQuestion("The question contains control characters; please type plain text.")
+    if REPLACEMENT in normalise_input(question):  # a control code, a lone surrogate (or U+FFFD typed as such)
+        raise InvalidQuestion("The question contains control characters or broken text; please type plain text.")
     text = " ".join(question.split())
     if not text:
         raise InvalidQuestion("Please type a question about the Cotati municipal code.")

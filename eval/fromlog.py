@@ -327,7 +327,7 @@ def add_from_log(review_path: Path, dev_path: Path, log_path: Path, test_path: P
     corpus = corpus or Corpus()
     number = next_id(items)
     new: list[dict] = []
-    with QuestionLog(log_path) as log:
+    with QuestionLog(log_path, read_only=True) as log:  # reading it never prunes it
         for line_number, line in lines:
             where = f"{shown} line {line_number}"
             try:

@@ -93,7 +93,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
+    import settings
+
     args = _parser().parse_args(argv)
+    problem = settings.check({"index_backend": getattr(args, "backend", None)})  # every setting, before anything runs
+    if problem:
+        print(problem, file=sys.stderr)
+        return 1
     from . import search as search_mod
     from . import store
 

@@ -243,7 +243,9 @@ class VectorCache:
     def _load(self) -> dict[str, np.ndarray]:
         if self._vectors is None:
             self._vectors = {}
-            with contextlib.suppress(OSError, ValueError, KeyError):
+            from .caches import DAMAGED
+
+            with contextlib.suppress(*DAMAGED):
                 with np.load(self.path, allow_pickle=False) as stored:
                     if str(stored["key"]) == self.key:
                         self._vectors = dict(zip((str(h) for h in stored["hashes"]), stored["vectors"]))

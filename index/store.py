@@ -366,11 +366,14 @@ def _build(path: Path, corpus: CorpusInput, encoder: dense.Encoder, settings: di
 def _carry_caches(previous: Path, tmp: Path) -> None:
     """Keep the files other code caches beside the index (the assistant's ``sentences.npz``, keyed
     by model and text, so it checks itself) across a rebuild: the first answer after a rebuild
-    then does not re-embed every sentence of the corpus."""
+    then does not re-embed every sentence of the corpus. A damaged cache (its CRCs do not match)
+    is left behind, to be rebuilt: never copied forward."""
+    from .caches import cache_intact
+
     own = {MANIFEST, *DATA_FILES, "query_encoder.onnx", "query_tokenizer.json"}
     with contextlib.suppress(OSError):
         for f in previous.iterdir() if previous.is_dir() else ():
-            if f.is_file() and not f.name.startswith(".") and f.name not in own:
+            if f.is_file() and not f.name.startswith(".") and f.name not in own and cache_intact(f):
                 shutil.copy2(f, tmp / f.name)
 
 

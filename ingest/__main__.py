@@ -14,7 +14,13 @@ from .types import IngestError, IngestResult, Section
 
 
 def main(argv: list[str] | None = None) -> int:
+    import settings
+
     argv = list(sys.argv[1:] if argv is None else argv)
+    problem = settings.check()  # every setting parsed and range-checked before anything runs
+    if problem:
+        print(problem, file=sys.stderr)
+        return 1
     if argv[:1] == ["tables"]:
         from .tables.cli import main as tables_main
 
@@ -35,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         "Without PATH: the bundled corpus. Subcommands: 'tables' for table cells, 'provisions' for running text "
         "as provisions with typed values, 'diff' for what a new "
         "document changes, 'add' to add it to the corpus, 'checksum' to record the documents' sha256 in the "
-        "manifest after an intended edit.",
+        "manifest and sign the corpus lock after an intended edit.",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="documents to ingest (.txt or .pdf)")
     parser.add_argument("--json", action="store_true", help="one JSON object per section")
@@ -58,23 +64,26 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _checksum(argv: list[str]) -> int:
-    from .integrity import record_checksums
+    from .integrity import sign_corpus
 
     parser = argparse.ArgumentParser(
         prog="python -m ingest checksum",
-        description="Record each corpus document's sha256 in manifest.json, after checking the documents read. "
+        description="Record each corpus document's sha256 in manifest.json, after checking the documents read, "
+        "and sign corpus.lock.json (id, date, file, sha256 of each; who and when in its history). "
         "Run it only after an intended edit: the checksums are what every entry point verifies before serving.")
     parser.add_argument("--corpus", help="corpus directory (default: the bundled corpus or COTATI_CORPUS_DIR)")
     args = parser.parse_args(argv)
     try:
-        changed = record_checksums(args.corpus)
+        changed, signed = sign_corpus(args.corpus)
     except IngestError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     for doc_id, old, new in changed:
         print(f"{doc_id}: sha256 {old[:12] or '(none)'} -> {new[:12]}")
-    if not changed:
-        print("checksums already recorded; nothing changed")
+    for line in signed:
+        print(line)
+    if not changed and not signed:
+        print("checksums already recorded and signed; nothing changed")
     return 0
 
 

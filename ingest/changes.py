@@ -244,25 +244,20 @@ def add_document(path: str | Path, date: str, title: str, corpus_dir: str | Path
         raise ValueError("--title: empty")
     if kind not in KINDS:
         raise ValueError(f"--kind {kind!r}: one of {', '.join(KINDS)}")
-    if source.is_dir():
-        raise ValueError(f"{source}: is a folder, not a document; name the .txt or .pdf file")
-    if not source.is_file():
-        raise ValueError(f"{source}: no such file")
-    if source.suffix.lower() not in SUFFIXES:
-        raise ValueError(f"{source}: not a .txt or .pdf file")
+    suffix = _source_type(source)
     corpus = Path(corpus_dir) if corpus_dir else default_corpus_dir()
     manifest_path = corpus / MANIFEST_NAME
     documents = load_manifest(corpus)
     digest = _sha256(source)
     for document in documents:
         existing = Path(document.path)
-        if existing.is_file() and _sha256(existing) == digest:
+        if existing.is_file() and existing.stat().st_size == source.stat().st_size and _sha256(existing) == digest:
             raise ValueError(f"{source}: the corpus already holds this file as {document.id} ({existing.name})")
     ids = {document.id for document in documents}
     doc_id = doc_id or _next_id(ids)
     if doc_id in ids:
         raise ValueError(f"--id {doc_id!r}: the manifest already has that id")
-    name = f"{date}_{_slug(title)}{source.suffix.lower()}"
+    name = f"{date}_{_slug(title)}{suffix}"  # named by its content: a PDF is a .pdf whatever it was called
     target = corpus / name
     if target.exists():
         raise ValueError(f"{target}: a file of that name is already in the corpus")
@@ -277,17 +272,59 @@ def add_document(path: str | Path, date: str, title: str, corpus_dir: str | Path
     data = json.loads(manifest_path.read_text(encoding="utf-8"))
     data["documents"].append(entry)
     shutil.copyfile(source, target)
+    before = manifest_path.read_bytes()
     try:
         _write_atomic(manifest_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-        load_manifest(corpus)  # the new manifest must read back
+        _verify_added(corpus, doc_id)  # the new manifest reads back and the copy verifies as every entry point will
     except (OSError, IngestError):
+        _write_atomic(manifest_path, before.decode("utf-8"))
         target.unlink(missing_ok=True)
         raise
     return entry
 
 
+def _source_type(source: Path) -> str:
+    """The suffix a document to add is stored under, by its content ('.pdf' for a file that starts
+    %PDF-, whatever its name; else '.txt'); ValueError (one line) for a folder, a missing file, a
+    device, FIFO or link to one (never opened: it could hang), or a file too large to be a document."""
+    import stat
+
+    from .readers import PDF_MAGIC, PdfLimits, _head
+
+    if source.is_dir():
+        raise ValueError(f"{source}: is a folder, not a document; name the .txt or .pdf file")
+    try:
+        info = source.stat()
+    except OSError:
+        raise ValueError(f"{source}: no such file") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError(f"{source}: not a regular file (a device, FIFO or link to one); name the document itself")
+    if source.suffix.lower() not in SUFFIXES:
+        raise ValueError(f"{source}: not a .txt or .pdf file")
+    is_pdf = _head(source).startswith(PDF_MAGIC)
+    cap = PdfLimits.max_bytes if is_pdf else 4 * PdfLimits.max_chars + 3
+    if info.st_size > cap:
+        raise ValueError(f"{source}: {info.st_size:,} bytes is larger than a document may be ({cap:,} bytes)")
+    if source.suffix.lower() == ".pdf" and not is_pdf:
+        raise ValueError(f"{source}: named .pdf but is not a PDF (no %PDF- header)")
+    return ".pdf" if is_pdf else ".txt"
+
+
+def _verify_added(corpus: Path, doc_id: str) -> None:
+    """The added document passes the check every entry point makes; else its IngestError."""
+    from .integrity import _check
+    from .lock import record_added
+
+    document = next(d for d in load_manifest(corpus) if d.id == doc_id)
+    error = _check(document)
+    if error is not None:
+        raise error
+    record_added(corpus, document)
+
+
 def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    with open(path, "rb") as handle:  # streamed: a large file is never held in memory
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def _next_id(ids: set[str]) -> str:

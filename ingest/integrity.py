@@ -10,6 +10,7 @@ assistant ask``, ``app.py``, ``python -m ingest [tables]``, ``python -m index bu
 from __future__ import annotations
 
 import hashlib
+import stat
 from pathlib import Path
 
 from .readers import PdfLimits
@@ -31,8 +32,13 @@ def file_sha256(path: str | Path) -> str:
 def verify_corpus(corpus_dir: str | Path | None = None) -> tuple[CorpusError, ...]:
     """One error per manifest document that is missing, unreadable or not the file the manifest
     vouches for. A broken manifest raises ``IngestError`` (one line naming it)."""
+    from .lock import differences
+
     corpus = Path(corpus_dir) if corpus_dir else default_corpus_dir()
-    return tuple(error for document in load_manifest(corpus) if (error := _check(document)) is not None)
+    documents = load_manifest(corpus)
+    errors = {document.id: error for document in documents if (error := _check(document)) is not None}
+    # one line per cause: a document already named (missing, changed...) is not named again by the lock
+    return tuple(errors.values()) + tuple(e for e in differences(corpus, documents) if e.document not in errors)
 
 
 def check_corpus(corpus_dir: str | Path | None = None) -> None:
@@ -48,6 +54,8 @@ def _check(document: DocumentInfo) -> CorpusError | None:
         return CorpusError(str(path), f"document {document.id} is missing; restore it (git checkout corpus/) "
                                       f"or remove its entry from {MANIFEST_NAME}")
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a link to /dev/zero, a FIFO: never opened (it would hang)
+            return CorpusError(str(path), f"document {document.id} is not a regular file; {RESTORE}")
         if path.stat().st_size > 4 * PdfLimits.max_chars + 3 and path.suffix.lower() != ".pdf":
             return CorpusError(str(path), f"document {document.id} is larger than a document may be "
                                           f"({PdfLimits.max_chars:,} characters); {RESTORE}")
@@ -93,3 +101,16 @@ def record_checksums(corpus_dir: str | Path | None = None) -> list[tuple[str, st
     if changed:
         _write_atomic(manifest_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return changed
+
+
+def sign_corpus(corpus_dir: str | Path | None = None) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """``python -m ingest checksum``: record the checksums in the manifest, then sign the lock from it
+    (the folder must hold no file the manifest does not list). Returns (checksum changes, lock changes)."""
+    from .lock import sign, unlisted_files
+
+    corpus = Path(corpus_dir) if corpus_dir else default_corpus_dir()
+    unlisted = unlisted_files(corpus, load_manifest(corpus))
+    if unlisted:
+        raise unlisted[0]
+    changed = record_checksums(corpus)
+    return changed, sign(corpus, load_manifest(corpus))

@@ -24,6 +24,7 @@ class PdfLimits:
     memory_mb: int = 1024
     max_pages: int = 2000
     max_chars: int = 5_000_000
+    max_bytes: int = 200_000_000  # a PDF file larger than this is refused before it is read
 
 
 def read_document(path: str | Path, limits: PdfLimits = PdfLimits()) -> tuple[Page, ...]:

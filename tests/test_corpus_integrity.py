@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.integrity import verify_corpus
+from ingest.integrity import sign_corpus, verify_corpus
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO / "corpus" / "cotati"
@@ -141,6 +141,7 @@ def test_ingest_add_records_the_new_documents_checksum(tmp_path):
     manifest["documents"] = [d for d in manifest["documents"] if d["file"] != ORD_001]
     (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     (folder / ORD_001).unlink()
+    sign_corpus(folder)
     done = _run(["-m", "ingest", "add", str(CORPUS / ORD_001), "--date", "2026-08-11", "--title", "Corrections",
                  "--corpus", str(folder)], folder, tmp_path)
     assert done.returncode == 0, done.stderr

@@ -13,6 +13,7 @@ import pytest
 
 from ingest.__main__ import main
 from ingest.changes import add_document, diff_document
+from ingest.integrity import sign_corpus
 from ingest.tables import load_tables
 from ingest.tables.amendments import label_key
 
@@ -29,6 +30,7 @@ def corpus_without_001(tmp_path) -> Path:
     for document in manifest["documents"]:
         shutil.copyfile(CORPUS / document["file"], folder / document["file"])
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    sign_corpus(folder)  # the operator signs off the smaller corpus
     return folder
 
 

@@ -38,6 +38,15 @@ RETRY = "to retry, fix that and restart the app, or run `python -m index build`"
 LOOKUP_HINT = "Type a chapter (17.44), a section (17.44.065), a subsection (17.36.040(E)) or a table (Table 2-4)."
 
 
+SERVER_PATH = re.compile(r"(?<![\w.:/])(?:~|\.{1,2})?(?:/[^\s/:;,'\"()]+)+/?")
+
+
+def without_paths(text: str) -> str:
+    """``text`` as shown to residents: every server path (``/srv/app/var/index``) cut to its last
+    part (``index``); the terminal's log keeps the whole line."""
+    return SERVER_PATH.sub(lambda m: m.group().rstrip("/").rsplit("/", 1)[-1] or "a folder", text)
+
+
 class IndexUnavailable(SearchUnavailable):
     """The search index is still being built, or could not be built; the message says which."""
 
@@ -56,7 +65,7 @@ class IndexStatus:
         if self.state == "ready":
             return f"Search index ready ({self.chunks:,} passages; opened in {self.seconds:.1f} s)."
         if self.state == "failed":
-            return (f"Search index unavailable: {self.message}. Permit-table, standards and section-number "
+            return (f"Search index unavailable: {without_paths(self.message)}. Permit-table, standards and section-number "
                     f"questions still work; {RETRY}.")
         if self.state == "warming":
             return "Loading the search model… Permit-table, standards and section-number questions already work."
@@ -242,8 +251,12 @@ class Engine:
         from index import EncoderError, IndexStoreError
 
         from assistant.types import Answer
+        from assistant.validate import normalise_input
 
-        if isinstance(question, str) and len(question) > MAX_QUESTION_CHARS:
+        if not isinstance(question, str):
+            return self.assistant.ask(question)  # says it must be text
+        question = normalise_input(question)  # lone surrogates, NUL, controls: before anything else
+        if len(question) > MAX_QUESTION_CHARS:
             # Refused before any work: the text is not even tidied.
             return Answer(question=question[:MAX_QUESTION_CHARS], abstained=True, route="invalid",
                           answer=f"The question is {len(question):,} characters long; the limit is "
@@ -284,7 +297,7 @@ class Engine:
 
     def _unavailable(self) -> str:
         if self.status.state == "failed":
-            return (f"This question needs the search index, which could not be built: {self.status.message}. "
+            return (f"This question needs the search index, which could not be built: {without_paths(self.status.message)}. "
                     f"Permit-table, standards and section-number questions still work; {RETRY}.")
         return (f"This question needs the search index, which is not ready yet. {self.status.text()} "
                 "Please ask again in a minute.")

@@ -136,6 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     except settings.SettingError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
+    # gradio reads its own variables when it launches: hand it the resolved values (a flag wins; a
+    # GRADIO_SERVER_PORT=abc overridden by --port must not reach gradio's int()).
+    os.environ["GRADIO_SERVER_PORT"], os.environ["GRADIO_SERVER_NAME"] = str(args.port), args.host
     # Offline: no telemetry or version check from gradio, no hub look-ups from the model loader.
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -176,11 +179,11 @@ def _question_log(config):
         return None
     import sqlite3
 
-    from assistant.questionlog import QuestionLog
+    from assistant.questionlog import open_log
 
     try:
-        opened = QuestionLog(config.log_path, config.log_retention_days)
-    except (OSError, sqlite3.Error) as error:
+        opened = open_log(config.log_path, config.log_retention_days, config.log_max_rows, config.log_max_mb * 2**20)
+    except (OSError, sqlite3.Error, ValueError) as error:
         log.warning("question log: cannot open %s (%s); questions are not recorded", config.log_path, error)
         return None
     log.info("question log: %s (kept %d days; `python -m assistant log --unanswered`)", opened.path,

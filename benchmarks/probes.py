@@ -1,0 +1,69 @@
+"""The reliability probe catalogue of issue 26: each probe is a set of hermetic tests that reproduces
+one failure; run them and print held/failed per probe (``python benchmarks/probes.py [-k WORD]``).
+Probes that already held before issue 26 (document damage, bad PDFs, index damage, hostile
+questions, ports) are the tests named in the second list."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+PROBES: tuple[tuple[str, list[str]], ...] = (
+    ("1 manifest edit serves older law", ["tests/test_corpus_lock.py::test_a_manifest_or_folder_difference_is_named",
+                                          "tests/test_corpus_lock.py::test_removing_001_from_the_manifest_stops_every_entry_point"]),
+    ("2 nonsense retention deletes the log", ["tests/test_log_reliability.py::test_a_nonsense_retention_is_refused_not_a_deleted_log",
+                                              "tests/test_log_reliability.py::test_the_read_only_log_command_never_prunes"]),
+    ("3 damaged sentences.npz/provisions.npz", ["tests/test_cache_damage.py"]),
+    ("4 lone surrogate in a web question", ["tests/test_log_reliability.py::test_text_that_cannot_be_stored_is_normalised_once",
+                                            "tests/test_log_reliability.py::test_a_lone_surrogate_through_the_web_engine_is_answered_and_logged"]),
+    ("5 control/bidi codes in assistant log", ["tests/test_log_reliability.py::test_control_and_bidi_codes_are_escaped_when_staff_list_the_log"]),
+    ("6 corrupt or unreadable log", ["tests/test_log_reliability.py::test_a_corrupt_log_is_one_line_for_the_reader",
+                                     "tests/test_log_reliability.py::test_the_app_moves_a_corrupt_log_aside_and_starts_fresh"]),
+    ("7 settings that end in a traceback", ["tests/test_settings_checked.py::test_every_entry_point_stops_on_a_bad_setting_with_one_line",
+                                            "tests/test_settings_checked.py::test_port_flag_wins_over_a_bad_gradio_port"]),
+    ("8 ingest add: PDF named .txt", ["tests/test_corpus_lock.py::test_ingest_add_names_a_pdf_by_its_content"]),
+    ("9 ingest add: size before reading", ["tests/test_corpus_lock.py::test_ingest_add_refuses_a_large_file_by_its_size_before_reading",
+                                           "tests/test_corpus_lock.py::test_ingest_add_adds_nothing_that_does_not_ingest"]),
+    ("10 log size cap, 0600", ["tests/test_log_reliability.py::test_the_log_is_created_owner_only",
+                               "tests/test_log_reliability.py::test_the_log_keeps_at_most_its_cap_and_says_so",
+                               "tests/test_log_reliability.py::test_the_byte_cap_drops_the_oldest"]),
+    ("11 nonsense settings accepted", ["tests/test_settings_checked.py::test_each_bad_value_is_one_settings_error"]),
+    ("12 link to /dev/zero or a FIFO", ["tests/test_corpus_lock.py::test_a_document_that_is_not_a_regular_file_is_refused_not_read"]),
+    ("13 server paths in the page", ["tests/test_no_server_paths.py"]),
+    ("14 audit of nothing reported clean", ["tests/test_audit.py"]),
+)
+HELD_BEFORE: tuple[tuple[str, list[str]], ...] = (
+    ("document damage (missing, not UTF-8, changed)", ["tests/test_corpus_integrity.py", "-m", "not slow"]),
+    ("bad PDFs (encrypted, bombs, not a PDF)", ["tests/test_readers.py", "tests/test_pdf_encryption.py"]),
+    ("index damage, busy ports, bad folders", ["tests/test_one_line_errors.py"]),
+    ("hostile and odd questions", ["tests/test_bounds.py"]),
+)
+
+
+def run(name: str, targets: list[str]) -> bool:
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *targets], cwd=REPO,
+                          capture_output=True, text=True)
+    print(f"{'held  ' if done.returncode == 0 else 'FAILED'}  {name}  ({time.perf_counter() - started:.0f} s)",
+          flush=True)
+    return done.returncode == 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("-k", default="", help="only probes whose name holds this word")
+    parser.add_argument("--new-only", action="store_true", help="only issue 26's fourteen, not those that held")
+    args = parser.parse_args()
+    probes = PROBES + (() if args.new_only else HELD_BEFORE)
+    results = [run(name, targets) for name, targets in probes if args.k.lower() in name.lower()]
+    print(f"{sum(results)} of {len(results)} probes held")
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
