@@ -419,13 +419,15 @@ def test_browser_decline_on_a_phone_names_what_is_not_loaded_and_the_coverage_pa
     _viewport(browser, 390, 844)
     try:
         browser.get(server)
-        assert "4 documents dated 2023-11-06 to 2026-08-11" in browser.find_element(By.ID, "app-head").text
         box = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#question textarea"), what="the question box")[0]
+        assert "4 documents dated 2023-11-06 to 2026-08-11" in browser.find_element(By.ID, "app-head").text
         box.send_keys("how do I appeal a decision?")
         box.send_keys(Keys.ENTER)
         why = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#chat .turn.latest .why"), what="the decline")[0]
         assert why.text.startswith("Not loaded: Chapter 17.84 (Appeals), which the loaded text cites but does not contain")
         time.sleep(0.5)
+        ARTIFACTS.mkdir(exist_ok=True)
+        browser.save_screenshot(str(ARTIFACTS / "decline-phone.png"))
         for css in (".headline", ".why", ".nearest a", ".contact"):
             element = browser.find_element(By.CSS_SELECTOR, f"#chat .turn.latest {css}")
             assert _in_view(browser, element), f"{css} must be on the first screen of a phone"

@@ -167,7 +167,12 @@ JS = """
         if (box) box.scrollTop = Math.max(0, el.offsetTop - box.offsetTop - box.clientHeight / 3);
         return;
       }
-      if (how === 'start' && inView(el)) return;
+      if (how === 'start' && inView(el)) {
+        // A decline's planning contact closes its first screen: scroll it up when the contact is below the fold.
+        const turn = el.closest('.turn');
+        const tail = turn && turn.querySelector('.contact');
+        if (!tail || tail.getBoundingClientRect().bottom <= window.innerHeight) return;
+      }
       const tall = el.getBoundingClientRect().height > window.innerHeight * 0.6;
       el.scrollIntoView({block: how === 'start' || tall ? 'start' : 'center'});
     });
