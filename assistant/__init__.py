@@ -13,4 +13,13 @@ def load_assistant(*args, **kwargs):
     return _load(*args, **kwargs)
 
 
-__all__ = ["load_assistant"]
+def __getattr__(name: str):
+    """``from assistant import Assistant`` (the class ``load_assistant`` returns), imported on first use."""
+    if name == "Assistant":
+        from .service import Assistant
+
+        return Assistant
+    raise AttributeError(f"module 'assistant' has no attribute {name!r}")
+
+
+__all__ = ["Assistant", "load_assistant"]

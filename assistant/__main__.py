@@ -1,5 +1,5 @@
 """``python -m assistant ask "QUESTION" [--json]``, ``python -m assistant ask --json --batch FILE``,
-``python -m assistant calibrate``, ``python -m assistant train-reader`` and ``python -m assistant log [--unanswered | --flagged] [--json]``."""
+``python -m assistant coverage [--json]``, ``python -m assistant calibrate``, ``python -m assistant train-reader`` and ``python -m assistant log [--unanswered | --flagged] [--json]``."""
 
 from __future__ import annotations
 
@@ -35,6 +35,8 @@ def main(argv: list[str] | None = None) -> int:
         return _calibrate(args)
     if args.command == "train-reader":
         return _train_reader()
+    if args.command == "coverage":
+        return _coverage(args)
     return _ask(parser, args)
 
 
@@ -51,6 +53,10 @@ def _parser() -> argparse.ArgumentParser:
                           "line (exit status 2)")
     ask.add_argument("--json", action="store_true", help="print JSON objects")
     ask.add_argument("--as-of", dest="as_of", metavar="DATE", help="the law as it stood on DATE (YYYY-MM-DD)")
+    coverage = commands.add_parser("coverage", help="what is loaded (documents, dates, sections, tables) and what the "
+                                                    "loaded text cites but does not contain")
+    coverage.add_argument("--json", action="store_true", help="one JSON object: documents, loaded_sections, chapters, "
+                                                              "tables, cited_not_loaded, cited_unresolved")
     calibrate = commands.add_parser("calibrate", help="fit the confidence model and threshold on the dev set")
     calibrate.add_argument("--max-wrong-rate", type=float, default=None, metavar="R",
                            help="wrong answers allowed, as a share of the dev questions (default 0.03)")
@@ -212,6 +218,22 @@ def _flagged(entries: list, as_json: bool) -> int:
     if not as_json:
         wrong = sum(entry.mark == "wrong" for entry in entries)
         print(f"{len(entries)} marked answers ({wrong} wrong, {len(entries) - wrong} helpful)", file=sys.stderr)
+    return 0
+
+
+def _coverage(args) -> int:
+    from ingest import default_corpus_dir, load_corpus, load_manifest
+    from ingest.coverage import coverage_of, summary_line
+
+    found = coverage_of(load_corpus().sections, load_manifest(default_corpus_dir()))
+    if args.json:
+        print(json.dumps(found.to_json(), ensure_ascii=False))
+        return 0
+    print(f"Loaded: {summary_line(found)}.")
+    for document in found.documents:
+        tables = ", ".join(dict.fromkeys(t for t, _ in document.tables)) or "none"
+        print(f"{document.date}  {document.short_title}: {len(document.sections)} sections; tables {tables}")
+    print("Cited but not loaded: " + "; ".join(t.label for t in found.missing()))
     return 0
 
 

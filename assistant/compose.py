@@ -213,10 +213,24 @@ def definition_answer(query: Query, definition, corpus) -> Answer:
 def abstain(query: Query, nearest: list[str], reason: str = "", corpus=None, first: str = ABSTAIN_LINE,
             label: str = "Nearest sections") -> Answer:
     lines = [first + (f" {reason}" if reason else "")]
+    lines.extend(cited_not_loaded(query, nearest, corpus))
     if nearest:
         lines.append(f"{label}: " + "; ".join(_section_label(s, corpus) for s in nearest) + ".")
     lines.append("Please ask the City of Cotati Planning Department.")
     return Answer(question=query.text, answer="\n".join(lines), abstained=True, route="abstain", nearest=tuple(nearest))
+
+
+def cited_not_loaded(query: Query, nearest: list[str], corpus, limit: int = 1) -> list[str]:
+    """What the nearest sections cite about the question that the corpus does not hold, by name and
+    with the citing passage ("Not loaded: Chapter 17.84 (Appeals), which the loaded text cites but does not contain — § 17.62.070 ...: "..."")."""
+    graph = getattr(corpus, "references", None)
+    if not nearest or graph is None:
+        return []
+    from ingest.references import cited_missing
+
+    found = cited_missing(query.corrected or query.text, list(nearest), graph(), limit)
+    return [f"Not loaded: {target.label}, which the loaded text cites but does not contain — "
+            f'{_section_label(reference.section, corpus)}: "{reference.passage}"' for target, reference in found]
 
 
 def _section_label(section_id: str, corpus) -> str:

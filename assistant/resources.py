@@ -42,6 +42,16 @@ class Corpus:
         self.latest: dict[str, object] = {}
         for section in sorted(self.sections, key=lambda s: (s.date, s.document)):
             self.latest[section.id] = section
+        self._references = None
+
+    def references(self):
+        """The cross-reference graph of the loaded text (``ingest.references.Graph``), built on first use."""
+        if self._references is None:
+            from ingest.references import build_graph
+
+            codified = frozenset(d.chapter for d in self.documents.values() if d.kind == "codified chapter" and d.chapter)
+            self._references = build_graph(self.sections, codified)
+        return self._references
 
     def section(self, section_id: str, document: str | None = None):
         if document is not None:

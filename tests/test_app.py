@@ -247,7 +247,8 @@ def test_browser_answer_first(server, browser, width, height, name):
         chat = browser.find_element(By.ID, "chat")
         if name == "laptop":
             # Keyboard only: Tab from the top of the page to the question box.
-            browser.find_element(By.TAG_NAME, "body").click()
+            # From the top of the page: a click on the body's middle would press whatever sits there.
+            browser.execute_script("document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0);")
             for _ in range(40):
                 if browser.execute_script("return !!document.activeElement && !!document.activeElement.closest('#question')"):
                     break
@@ -407,3 +408,39 @@ def test_browser_table_grid_cell_provenance_and_browse(server, browser):
     finder.send_keys(Keys.ENTER)
     _wait(lambda: "Health/fitness facility" in browser.find_element(By.ID, "use-results").text, what="gym -> its row")
     _axe(browser, "staff tab")
+
+
+def test_browser_decline_on_a_phone_names_what_is_not_loaded_and_the_coverage_page_lists_it(server, browser):
+    """Issue 25: on a 390x844 phone a decline is short, says by name what the loaded text cites but does not
+    contain, and shows the nearest sections and the planning contact on the first screen; the header's link
+    opens the coverage page; the jump box puts its view's URL in the address bar; axe finds nothing serious."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    _viewport(browser, 390, 844)
+    try:
+        browser.get(server)
+        box = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#question textarea"), what="the question box")[0]
+        assert "4 documents dated 2023-11-06 to 2026-08-11" in browser.find_element(By.ID, "app-head").text
+        box.send_keys("how do I appeal a decision?")
+        box.send_keys(Keys.ENTER)
+        why = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#chat .turn.latest .why"), what="the decline")[0]
+        assert why.text.startswith("Not loaded: Chapter 17.84 (Appeals), which the loaded text cites but does not contain")
+        time.sleep(0.5)
+        ARTIFACTS.mkdir(exist_ok=True)
+        browser.save_screenshot(str(ARTIFACTS / "decline-phone.png"))
+        for css in (".headline", ".why", ".nearest a", ".contact"):
+            element = browser.find_element(By.CSS_SELECTOR, f"#chat .turn.latest {css}")
+            assert _in_view(browser, element), f"{css} must be on the first screen of a phone"
+        assert CONTACT in browser.find_element(By.CSS_SELECTOR, "#chat .turn.latest .contact").text
+        browser.find_element(By.CSS_SELECTOR, "#app-head a.coverage-link").click()
+        page = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#jump-view .coverage-view"), what="the coverage page")[0]
+        assert "Codified Chapter 17.20 (2026-05-11)" in page.text and "Chapter 17.84 (Appeals) — cited by" in page.text
+        assert "coverage=1" in browser.current_url
+        _axe(browser, "coverage page")
+        jump = browser.find_element(By.CSS_SELECTOR, "#jump input, #jump textarea")
+        jump.send_keys("17.44.065")
+        jump.send_keys(Keys.ENTER)
+        _wait(lambda: "section=17.44.065" in browser.current_url, what="the jump box's URL in the address bar")
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

@@ -330,3 +330,69 @@ def test_grid_view_and_cell_provenance(loaded):
     assert page.count('<button type="button" class="cell') == len(grid.cells)
     info = pages.cell_info(grid.cells[("Retail Trade", "Bar, tavern", "CE")], engine.district_name, engine.document_label)
     assert "Stated by" in info and "Source line" in info and "Earlier statements" in info
+
+
+# -- issue 25: headlines, citations, clarifications, declines, coverage ------------------------
+def test_headlines_drop_list_numbers_and_citations_show_no_internal_ids():
+    assert views.headline("9. Stealth design means camouflaged.") == "Stealth design means camouflaged."
+    assert views.headline("(c) The director decides.") == "The director decides."
+    assert views.headline("A use permit (UP) is required.") == "A use permit (UP) is required."
+    assert views.headline("17.44.065 Limited waiver") == "17.44.065 Limited waiver"
+    part = Citation("000:SECTION-7", "Effective date", "000", "2023-11-06", "…")
+    line = views.citation_line(2, part, label("000"))
+    assert line == "2. Telecommunications facilities ordinance, Section 7: Effective date, 2023-11-06"
+    assert "000:" not in line
+
+
+def test_clarification_options_are_listed_once():
+    from webapp import pages
+
+    answer = Answer(question="is it legal?", abstained=True, route="clarify", clarify=("Can I keep chickens?", "Can I build an ADU?"),
+                    answer="Which do you mean?\n- Can I keep chickens?\n- Can I build an ADU?\nThese documents cover the City.")
+    card = pages.answer_card(0, answer, label, lambda s: True, [])
+    assert card.count("Can I keep chickens?") == 2  # the button's command and its text, no "- " line
+    assert "- Can I keep" not in card
+    markdown = views.answer_markdown(answer, label)
+    assert markdown.count("Can I keep chickens?") == 1 and "- \\- " not in markdown
+
+
+def test_a_decline_is_short_with_the_why_the_nearest_sections_and_a_default_contact():
+    from webapp import pages
+
+    first = ("No sure answer: the nearest passages and table rows of the Cotati code documents do not clearly answer this "
+             "question, so none is given rather than a guess.")
+    note = ('Not loaded: Chapter 17.84 (Appeals), which the loaded text cites but does not contain — § 17.62.070 Amendments: '
+            '"... in compliance with Chapter 17.84 (Appeals)."')
+    head, why, folded = pages.decline_parts(first, [note])
+    assert head == "No sure answer." and why == ["Not loaded: Chapter 17.84 (Appeals), which the loaded text cites but does not contain."]
+    assert folded[0].startswith("§ 17.62.070 Amendments:") and folded[1].startswith("The nearest passages")
+    answer = Answer(question="appeal?", abstained=True, route="abstain",
+                    answer="\n".join([first, note, "Nearest sections: § 17.62.070 Amendments.", pages.GENERIC_ASK]))
+    card = pages.answer_card(0, answer, label, lambda s: True, [("17.62.070", "§ 17.62.070 Amendments", True)])
+    order = [card.index(mark) for mark in ('class="headline"', 'class="why"', 'class="nearest"', 'class="contact"', "<details")]
+    assert order == sorted(order)
+    assert "City of Cotati Planning Department" in card and pages.GENERIC_ASK not in card
+    assert "Ask the Planning Department: Planning, 1" in pages.answer_card(0, answer, label, lambda s: True, [], contact="Planning, 1")
+
+
+def test_coverage_page_and_jump_urls():
+    from types import SimpleNamespace
+
+    from ingest.coverage import build_coverage
+    from ingest.references import build_graph
+    from ingest.types import DocumentInfo
+    from webapp import pages
+    from webapp.engine import Lookup
+
+    sections = [SimpleNamespace(id="17.62.070", title="Amendments", chapter="17.62", document="002", date="2025-12-09",
+                                text="An appeal is filed in compliance with Chapter 17.84 (Appeals).")]
+    documents = [DocumentInfo("002", "o.txt", "Ordinance 939", "ordinance", "2025-12-09", short_title="Ord. 939")]
+    found = build_coverage(documents, sections, [SimpleNamespace(document="002", table="6-1", section="17.60.040")],
+                           build_graph(sections))
+    page = pages.coverage_view(found, "1 document")
+    assert "Ord. 939 (2025-12-09)" in page and "Table 6-1" in page and "Chapter 17.84 (Appeals) — cited by" in page
+    assert "?coverage=1" in pages.coverage_line("1 document")
+    assert pages.jump_url(Lookup("17.36.040(E)", "section"), " 17.36.040(E) ") == "?section=17.36.040%28E%29"
+    assert pages.jump_url(Lookup("Table 2-4", "table", table="2-4"), "Table 2-4") == "?table=2-4"
+    assert pages.jump_url(Lookup("17.44", "chapter", chapter="17.44"), "17.44") == "?chapter=17.44"
+    assert pages.jump_url(Lookup("x", "none"), "x") == ""

@@ -59,3 +59,15 @@ def test_the_routes_are_leaves():
         tree = ast.parse(text)
         names = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
         assert not names & {"chooser", "service"}, path.name
+
+
+def test_the_readme_imports_work_without_loading_anything():
+    """README: ``from assistant import load_assistant`` (or ``Assistant``); importing loads no corpus or model."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from assistant import Assistant, load_assistant; from assistant.service import Assistant as A; "
+            "assert Assistant is A and callable(load_assistant); "
+            "assert 'torch' not in sys.modules and 'onnxruntime' not in sys.modules")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr

@@ -134,6 +134,8 @@ class Engine:
         self._thread: threading.Thread | None = None
         self._grids: dict[tuple[str, str], Grid] | None = None
         self._referred: dict[str, list] | None = None
+        self._versions: tuple = ()  # the table versions the grids were built from
+        self._coverage = None
 
     # -- loading -------------------------------------------------------------------------------
     @classmethod
@@ -445,6 +447,7 @@ class Engine:
             from ingest.tables import build_tables
 
             table_set = build_tables(self.corpus.sections)
+            self._versions = table_set.versions
             by_key: dict[tuple[str, str], list] = {}
             for entry in table_set.effective:
                 by_key.setdefault((entry.cell.section, entry.cell.table), []).append(entry)
@@ -476,6 +479,15 @@ class Engine:
                     tuple(documents))
             self._grids = grids
         return self._grids
+
+    def coverage(self):
+        """What is loaded and what the loaded text cites but does not contain (``ingest.coverage.Coverage``)."""
+        if self._coverage is None:
+            from ingest.coverage import build_coverage
+
+            self.grids()
+            self._coverage = build_coverage(self.documents(), self.corpus.sections, self._versions, self.corpus.references())
+        return self._coverage
 
     def _date_of(self, document: str) -> str:
         info = self.corpus.documents.get(document)

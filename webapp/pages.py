@@ -158,70 +158,128 @@ def feedback_block(turn: int, mark: str = "", comment: str = "", note: str = "",
     return "".join(out)
 
 
+DEFAULT_CONTACT = ("the City of Cotati Planning Department, at City Hall or through the City's website "
+                   "(the loaded documents give no phone number or address)")
+NOT_LOADED = "Not loaded: "
+
+
 def answer_card(turn: int, answer, document_label, known, nearest: list, contact: str = "", latest: bool = False,
                 asked: str = "", label=None, anchors: list | None = None, feedback: dict | None = None,
                 scroll: bool = True) -> str:
     """One question and its answer: the direct answer as the headline, then "Read as", reasons,
     follow-up buttons, the sources as links that open the cited section beside the chat, and (when
-    the answer is in the question log) "Was this answer right?".
+    the answer is in the question log) "Was this answer right?". A decline is short: a headline, one
+    line saying why, the nearest sections as links and the planning contact (``DEFAULT_CONTACT`` when
+    ``contact`` is empty), then the longer reasons folded.
 
     ``nearest``: (section id, label, in corpus) of the nearest sections of a refusal.
     ``feedback``: None when the answer cannot be marked, else ``feedback_block``'s keywords.
     ``scroll``: the latest answer's first line is scrolled into view (not when only a mark changed).
     """
-    lines = [line for line in (answer.answer or "").split("\n") if line.strip()]
-    first, rest = (lines[0], lines[1:]) if lines else ("", [])
-    if answer.citations and rest and rest[-1].startswith("Source: "):
-        rest = rest[:-1]
-    read_as = [line for line in rest if READ_AS.match(line)]
-    rest = [line for line in rest if not READ_AS.match(line) and not NEAREST_LINE.match(line)]
-    if contact:
-        rest = [line for line in rest if line.strip() != GENERIC_ASK]
-    if not read_as:
-        made = interpretation_line(getattr(answer, "interpretation", None))
-        read_as = [made] if made else []
+    first, read_as, rest = _card_lines(answer)
+    declined = answer.abstained and answer.route not in ("clarify", "invalid")
     head_id = f"turn-{turn}-head"
     cls = "turn latest" if latest else "turn"
     state = " abstained" if answer.abstained else ""
-    out = [f'<article class="{cls}{state}" data-turn="{turn}" aria-labelledby="{head_id}">']
-    out.append(f'<p class="asked"><span class="sr-only">You asked: </span>{esc(asked or answer.question)}</p>')
+    out = [f'<article class="{cls}{state}" data-turn="{turn}" aria-labelledby="{head_id}">',
+           f'<p class="asked"><span class="sr-only">You asked: </span>{esc(asked or answer.question)}</p>']
     scrolled = ' data-scroll-to="start"' if latest and scroll else ""
+    if declined:
+        first, why, folded = decline_parts(first, [line for line in rest if line.strip() != GENERIC_ASK])
     out.append(f'<h3 class="headline" id="{head_id}"{scrolled}>{linkify(first, known, label)}</h3>')
-    for line in read_as:
-        out.append(f'<p class="read-as">{esc(line)}</p>')
-    confidence = confidence_words(getattr(answer, "confidence", None))
-    if confidence:
-        out.append(f'<p class="confidence">How sure: {esc(confidence)}</p>')
-    if rest:
-        out.append('<ul class="reasons">' + "".join(f"<li>{linkify(line, known, label)}</li>" for line in rest) + "</ul>")
-    if nearest:
-        items = "".join(f"<li>{section_link(sid, text, cls='' if inside else 'not-in-corpus')}</li>"
-                        for sid, text, inside in nearest)
-        out.append(f'<p class="nearest-head">Nearest sections:</p><ul class="nearest">{items}</ul>')
-    if answer.abstained and contact and answer.route == "abstain":
-        out.append(f'<p class="contact">Ask the Planning Department: {esc(contact)}</p>')
-    options = list(getattr(answer, "clarify", None) or ()) + list(getattr(answer, "follow_ups", None) or ())
-    if options:
-        label = "Did you mean:" if getattr(answer, "clarify", None) else "You could also ask:"
-        buttons = "".join(f'<button type="button" class="follow" data-nav="{nav(do="ask", q=str(option))}">'
-                          f"{esc(option)}</button>" for option in options if str(option).strip())
-        out.append(f'<div class="followups" role="group" aria-label="{esc(label)}"><p>{esc(label)}</p>{buttons}</div>')
-    if answer.citations:
-        out.append('<p class="sources-head">Sources (open one to read the quoted text):</p><ol class="sources">')
-        for number, citation in enumerate(answer.citations):
-            title = section_label(citation.section, citation.title, document_label(citation.document))
-            table = f", Table {citation.table}" if citation.table and not citation.table.startswith("Table") else (
-                f", {citation.table}" if citation.table else "")
-            where = views.ordinance_part(citation.ordinance_section)
-            meta = f" — {document_label(citation.document)}{', ' + where if where else ''}, {citation.date}"
-            anchor = anchors[number] if anchors and number < len(anchors) else 0
-            href = section_url(citation.section, citation.document, anchor)
-            command = {"do": "cite", "turn": turn, "n": number}
-            out.append(f"<li>{link(title + table, href, command, 'cite')}{esc(meta)}</li>")
-        out.append("</ol>")
+    if declined:
+        out.extend(f'<p class="why">{linkify(line, known, label)}</p>' for line in why)
+        out.append(_nearest_list(nearest))
+        out.append(f'<p class="contact">Ask the Planning Department: {esc(contact or DEFAULT_CONTACT)}</p>')
+        out.extend(_reading(read_as, answer))
+        if folded:
+            out.append('<details class="more"><summary>Why, in the code\'s words</summary><ul class="reasons">'
+                       + "".join(f"<li>{linkify(line, known, label)}</li>" for line in folded) + "</ul></details>")
+    else:
+        out.extend(_reading(read_as, answer))
+        if rest:
+            out.append('<ul class="reasons">' + "".join(f"<li>{linkify(line, known, label)}</li>" for line in rest) + "</ul>")
+        out.append(_nearest_list(nearest))
+    out.append(_options(answer))
+    out.append(_sources(turn, answer, document_label, anchors))
     if feedback is not None:
         out.append(feedback_block(turn, **feedback))
     out.append("</article>")
+    return "".join(out)
+
+
+def _card_lines(answer) -> tuple[str, list[str], list[str]]:
+    """(headline, "Read as" lines, the other lines) of an answer, without its "Source:" and "Nearest sections:"
+    lines (shown as links) and without a clarifying answer's "- option" lines (shown as buttons)."""
+    lines = [line for line in (answer.answer or "").split("\n") if line.strip()]
+    first, rest = (views.headline(lines[0]), lines[1:]) if lines else ("", [])
+    if answer.citations and rest and rest[-1].startswith("Source: "):
+        rest = rest[:-1]
+    rest = views.without_repeated_options(rest, getattr(answer, "clarify", None))
+    read_as = [line for line in rest if READ_AS.match(line)]
+    rest = [line for line in rest if not READ_AS.match(line) and not NEAREST_LINE.match(line) and line.strip() != GENERIC_ASK]
+    if not read_as:
+        made = interpretation_line(getattr(answer, "interpretation", None))
+        read_as = [made] if made else []
+    return first, read_as, rest
+
+
+def decline_parts(first: str, rest: list[str]) -> tuple[str, list[str], list[str]]:
+    """A decline as (short headline, one line saying why, the longer reasons to fold): "No sure answer: the
+    nearest passages ..." -> "No sure answer.", the why being what the loaded text cites but does not
+    contain ("Not loaded: Chapter 17.84 (Appeals), which ...") or else the rest of the first line."""
+    head, _, explained = first.partition(": ")
+    if not explained or len(first) <= 90:
+        head, explained = first, ""
+    else:
+        head = head.rstrip(".") + "."
+        explained = explained[:1].upper() + explained[1:]
+    notes = [line for line in rest if line.startswith(NOT_LOADED)]
+    why = [line.split(" — ", 1)[0].rstrip(".") + "." for line in notes] or ([explained] if explained else [])
+    folded = [line.split(" — ", 1)[1] for line in notes if " — " in line]
+    folded += ([explained] if notes and explained else []) + [line for line in rest if not line.startswith(NOT_LOADED)]
+    return head, why, folded
+
+
+def _reading(read_as: list[str], answer) -> list[str]:
+    out = [f'<p class="read-as">{esc(line)}</p>' for line in read_as]
+    confidence = confidence_words(getattr(answer, "confidence", None))
+    if confidence:
+        out.append(f'<p class="confidence">How sure: {esc(confidence)}</p>')
+    return out
+
+
+def _nearest_list(nearest: list) -> str:
+    if not nearest:
+        return ""
+    items = "".join(f"<li>{section_link(sid, text, cls='' if inside else 'not-in-corpus')}</li>" for sid, text, inside in nearest)
+    return f'<p class="nearest-head">Nearest sections:</p><ul class="nearest">{items}</ul>'
+
+
+def _options(answer) -> str:
+    options = list(getattr(answer, "clarify", None) or ()) + list(getattr(answer, "follow_ups", None) or ())
+    if not options:
+        return ""
+    label = "Did you mean:" if getattr(answer, "clarify", None) else "You could also ask:"
+    buttons = "".join(f'<button type="button" class="follow" data-nav="{nav(do="ask", q=str(option))}">'
+                      f"{esc(option)}</button>" for option in options if str(option).strip())
+    return f'<div class="followups" role="group" aria-label="{esc(label)}"><p>{esc(label)}</p>{buttons}</div>'
+
+
+def _sources(turn: int, answer, document_label, anchors: list | None) -> str:
+    if not answer.citations:
+        return ""
+    out = ['<p class="sources-head">Sources (open one to read the quoted text):</p><ol class="sources">']
+    for number, citation in enumerate(answer.citations):
+        title = section_label(citation.section, citation.title, document_label(citation.document))
+        table = f", Table {citation.table}" if citation.table and not citation.table.startswith("Table") else (
+            f", {citation.table}" if citation.table else "")
+        where = views.ordinance_part(citation.ordinance_section)
+        meta = f" — {document_label(citation.document)}{', ' + where if where else ''}, {citation.date}"
+        anchor = anchors[number] if anchors and number < len(anchors) else 0
+        href = section_url(citation.section, citation.document, anchor)
+        out.append(f"<li>{link(title + table, href, {'do': 'cite', 'turn': turn, 'n': number}, 'cite')}{esc(meta)}</li>")
+    out.append("</ol>")
     return "".join(out)
 
 
@@ -568,3 +626,51 @@ def use_results(query: str, rows: list[tuple[str, str, str]]) -> str:
     items = "".join(f'<li><button type="button" class="use" data-nav="{nav(do="use", table=table, row=row)}">'
                     f"{esc(row)} — Table {esc(table)}</button></li>" for table, row, _ in rows)
     return f'<p class="section-meta">{len(rows)} row{"s" if len(rows) != 1 else ""} for “{esc(query)}”:</p><ul class="use-list">{items}</ul>'
+
+
+def jump_url(found, text: str) -> str:
+    """The shareable URL of what the jump box found (``engine.Lookup``): "?section=17.36.040(E)",
+    "?table=2-4", "?chapter=17.44"; "" when it found nothing."""
+    if found.kind == "section":
+        return "?" + urlencode({"section": " ".join(text.split()).removeprefix("§").strip()})
+    if found.kind == "table":
+        return "?" + urlencode({"table": found.table})
+    if found.kind == "chapter":
+        return "?" + urlencode({"chapter": found.chapter})
+    return ""
+
+
+def coverage_line(summary: str) -> str:
+    """The header's line on what is loaded, with the link to the coverage page."""
+    return (f'<p class="coverage-line">Loaded: {esc(summary)}. '
+            + link("What is loaded, and what is not", "?coverage=1", {"do": "coverage"}, "coverage-link") + "</p>")
+
+
+def coverage_view(coverage, summary: str) -> str:
+    """The coverage page: every loaded document with its date, sections and tables, then what the loaded
+    text cites but does not contain, each with the sections that cite it."""
+    out = ['<div class="coverage-view" data-scroll-to="start"><h2 class="section-head">What is loaded</h2>',
+           f'<p class="section-meta">{esc(summary)}. Answers come only from these documents; where two state the '
+           "same provision, the later one stands.</p>"]
+    for document in coverage.documents:
+        out.append(f"<h3>{esc(document.short_title)} ({esc(document.date)})</h3>")
+        out.append(f'<p class="section-meta">{esc(document.title)}; {esc(document.kind)}'
+                   + (f"; {esc(document.status)}" if document.status else "") + "</p>")
+        if document.tables:
+            tables = ", ".join(link(f"Table {t}", grid_url(s, t), {"do": "grid", "section": s, "table": t})
+                               for t, s in document.tables)
+            out.append(f"<p>Tables: {tables}</p>")
+        items = "".join(f"<li>{section_link(sid, section_label(sid, title, document.short_title), document.id)}</li>"
+                        for sid, title in document.sections)
+        out.append(f"<details><summary>{len(document.sections)} sections</summary><ul>{items}</ul></details>")
+    missing = coverage.missing()
+    out.append("<h3>Cited but not loaded</h3>")
+    out.append(f'<p class="section-meta">The loaded text cites these {len(missing)} sections and chapters but does not '
+               "contain them, so questions about them are declined; ask the Planning Department.</p><ul>")
+    names = {d.id: d.short_title for d in coverage.documents}
+    for target in missing:
+        citing = {(r.section, r.document): None for r in target.cited_by}
+        links = ", ".join(section_link(sid, section_label(sid, "", names.get(doc, doc)), doc) for sid, doc in citing)
+        out.append(f"<li>{esc(target.label)} — cited by {links}</li>")
+    out.append("</ul></div>")
+    return "".join(out)

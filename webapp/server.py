@@ -47,7 +47,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         resolved = settings.load({name: getattr(args, name, None) for name in d})
     except settings.SettingError as error:
         raise SystemExit(f"error: {error}") from None
-    args = argparse.Namespace(**{**vars(args), **{name: getattr(resolved, name) for name in d}}, settings=resolved)
+    # Only the settings the Settings record carries (COTATI_READER is listed but read by the assistant itself).
+    args = argparse.Namespace(**{**vars(args), **{name: getattr(resolved, name) for name in d if hasattr(resolved, name)}},
+                              settings=resolved)
     args.planning_contact = args.planning_contact.strip()
     if not 1 <= args.port <= 65535:
         parser.error(f"--port must be 1-65535, got {args.port}")

@@ -38,6 +38,11 @@ CSS = """
 #nav { display: none !important; }
 #app-head h1 { margin: 0 0 2px; font-size: 1.45em; }
 #app-head p { margin: 0; color: #374151; }
+#app-head .coverage-line { font-size: 0.9em; }
+.turn .why { margin: 2px 0 4px; color: #1f2937; }
+.turn .contact { margin: 6px 0 2px; font-size: 0.95em; }
+.turn details.more summary { cursor: pointer; font-size: 0.92em; color: #374151; }
+.coverage-view h3 { margin: 10px 0 2px; font-size: 1.05em; } .coverage-view ul { margin: 2px 0 2px 1.1em; font-size: 0.92em; }
 #disclaimer { border-left: 4px solid #b45309; background: #fffbeb; color: #1f2937; padding: 8px 12px; border-radius: 4px; }
 #disclaimer p { margin: 0; }
 #index-status p { margin: 0; font-size: 0.9em; color: #374151; }
@@ -162,9 +167,18 @@ JS = """
         if (box) box.scrollTop = Math.max(0, el.offsetTop - box.offsetTop - box.clientHeight / 3);
         return;
       }
-      if (how === 'start' && inView(el)) return;
+      if (how === 'start' && inView(el)) {
+        // A decline's planning contact closes its first screen: scroll it up when the contact is below the fold.
+        const turn = el.closest('.turn');
+        const tail = turn && turn.querySelector('.contact');
+        if (!tail || tail.getBoundingClientRect().bottom <= window.innerHeight) return;
+      }
       const tall = el.getBoundingClientRect().height > window.innerHeight * 0.6;
       el.scrollIntoView({block: how === 'start' || tall ? 'start' : 'center'});
+    });
+    document.querySelectorAll('[data-set-url]:not([data-url-done])').forEach((el) => {
+      el.setAttribute('data-url-done', '1');
+      try { history.replaceState(null, '', el.getAttribute('data-set-url')); } catch (e) {}
     });
     const shared = document.querySelector('.section-view[data-from-url]:not([data-hash-done])');
     if (shared) {
@@ -196,6 +210,8 @@ JS = """
 def build_demo(engine: Engine, contact: str = ""):
     """The app. ``contact``: the Planning Department contact line shown with refusals (none when empty)."""
     import gradio as gr
+
+    from ingest import coverage as coverage_mod
 
     def document_label(document: str) -> str:
         return engine.document_label(document)
@@ -334,10 +350,12 @@ def build_demo(engine: Engine, contact: str = ""):
         return list(seen.values())
 
     def jump(text: str):
+        """The jump box's view; its shareable URL goes to the address bar (``data-set-url``)."""
         if not isinstance(text, str):
             text = ""
         view, cite = _lookup_view(text)
-        return view, cite, ""
+        url = pages.jump_url(engine.lookup(text), text)
+        return (f'<span hidden data-set-url="{pages.esc(url)}"></span>' if url else "") + view, cite, ""
 
     def section_lookup(text: str) -> str:
         """Full text of a section (17.44.065) or of the section printing a table (Table 2-4), with its citation."""
@@ -402,6 +420,8 @@ def build_demo(engine: Engine, contact: str = ""):
         if kind == "chapter":
             view, _ = _lookup_view(text("id"))
             return {view_out: view, cell_out: ""}
+        if kind == "coverage":
+            return {staff_view: _coverage_view(), staff_cell: "", tabs: gr.Tabs(selected="staff")}
         if kind == "grid":
             grid = engine.grid(text("section"), text("table"))
             if grid is None:
@@ -446,6 +466,10 @@ def build_demo(engine: Engine, contact: str = ""):
         said = refused or f"Marked {mark}. Thank you."
         return {chat: _cards(turns, marked=number), state: turns, live: views.md_escape(said)}
 
+    def _coverage_view() -> str:
+        found = engine.coverage()
+        return pages.coverage_view(found, coverage_mod.summary_line(found))
+
     # -- status and links --------------------------------------------------------------------
     def status_tick():
         done = engine.status.state in ("ready", "failed")
@@ -458,6 +482,8 @@ def build_demo(engine: Engine, contact: str = ""):
         table = (params.get("table") or "")[:20]
         chapter = (params.get("chapter") or "")[:20]
         document = (params.get("doc") or "")[:10]
+        if params.get("coverage"):
+            return engine.status.text(), gr.Tabs(selected="staff"), gr.Textbox(), _coverage_view(), ""
         if section_id and table:
             grid = engine.grid(section_id, table)
             if grid is not None:
@@ -478,7 +504,8 @@ def build_demo(engine: Engine, contact: str = ""):
     grids_html = pages.contents(_toc_labels(engine.toc()), engine.grid_list())
     with gr.Blocks(title="Cotati land-use code assistant") as demo:
         gr.HTML('<div id="app-head"><h1>Cotati land-use code assistant</h1><p>Plain-English answers from the City of '
-                "Cotati Municipal Code, Title 17 (Land Use), each quoted from the code with its source.</p></div>",
+                "Cotati's zoning ordinances and code chapters, each quoted with its source.</p>"
+                + pages.coverage_line(coverage_mod.summary_line(engine.coverage())) + "</div>",
                 js_on_load=None, padding=False)
         state = gr.State([])
         nav_box = gr.Textbox(elem_id="nav", label="navigation", show_label=False, container=False)
@@ -500,6 +527,7 @@ def build_demo(engine: Engine, contact: str = ""):
                         reader = gr.HTML(READER_EMPTY, elem_id="reader", js_on_load=None, padding=False)
                         reader_cell = gr.HTML("", elem_id="reader-cell", js_on_load=None, padding=False)
             with gr.Tab("Browse the code", id="staff", elem_id="staff-panel"):
+                gr.HTML('<h2 class="sr-only">Browse the code</h2>', js_on_load=None, padding=False)
                 with gr.Row(equal_height=True):
                     jump_box = gr.Textbox(label="Go to a chapter, section, subsection or table",
                                           placeholder="17.44, 17.44.065, 17.36.040(E) or Table 2-4",

@@ -11,6 +11,8 @@ from assistant.permits import SHORT_WORDS
 MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
 MD_LINE_START = re.compile(r"^(\s*)(\d+)([.)])(?=\s|$)|^(\s*)([-+=])(?=\s|$)")
 MIN_FRAGMENT_WORDS = 3
+# A list number or letter the code prints before an item ("9. Stealth design means ...", "B) ...", "(c) ...").
+LIST_MARKER = re.compile(r"^\s*(?:\(?(?:\d{1,2}|[A-Za-z]|[ivx]{1,4})[.)]|\((?:\d{1,2}|[A-Za-z]|[ivx]{1,4})\))\s+(?=\S)")
 
 DISCLAIMER = (
     "Answers quote only the listed ordinances and code chapters, as of their dates. They are not legal "
@@ -22,6 +24,18 @@ def md_escape(text: str) -> str:
     """Text shown as written: Markdown's special characters escaped, no list or heading made."""
     text = MD_SPECIAL.sub(r"\\\1", text)
     return MD_LINE_START.sub(lambda m: f"{m.group(1)}{m.group(2)}\\{m.group(3)}" if m.group(2) else f"{m.group(4)}\\{m.group(5)}", text)
+
+
+def headline(first: str) -> str:
+    """An answer's first line as a headline: without the list number the code prints before the item."""
+    return LIST_MARKER.sub("", first, count=1) or first
+
+
+def without_repeated_options(lines: list[str], options) -> list[str]:
+    """The answer's lines without the "- option" lines a clarifying answer lists (the options are shown once,
+    as buttons or list items of their own)."""
+    listed = {f"- {option}".strip() for option in options or ()}
+    return [line for line in lines if line.strip() not in listed]
 
 
 def documents_markdown(documents) -> str:
@@ -66,9 +80,15 @@ def citation_string(section: str, table: str, sources: list[tuple[str, str, str,
 
 
 def citation_line(number: int, citation, document_label: str) -> str:
+    """"1. § 17.22.020 Title, Table 2-3 — <document>, Section 5, <date>"; an ordinance part that is not a
+    code section by its ordinance ("2. <document>, Section 7: Title, <date>"), never an internal id."""
     table = f", {citation.table}" if citation.table else ""
     where = ordinance_part(citation.ordinance_section)
     title = f" {citation.title}" if citation.title else ""
+    if ":" in citation.section:
+        part = citation.section.split(":", 1)[1]
+        name = "preamble" if part == "PREAMBLE" else f"Section {part.split('-', 1)[-1]}"
+        return f"{number}. {document_label}, {name}{':' + title if title else ''}{table}, {citation.date}"
     return (f"{number}. § {citation.section}{title}{table} — {document_label}"
             f"{', ' + where if where else ''}, {citation.date}")
 
@@ -83,9 +103,12 @@ def answer_markdown(answer, document_label, nearest: list | None = None, contact
     lines = [line for line in answer.answer.split("\n") if line.strip()]
     if not lines:
         return ""
-    first, rest = lines[0], lines[1:]
+    first, rest = headline(lines[0]), lines[1:]
     if answer.citations and rest and rest[-1].startswith("Source: "):
         rest = rest[:-1]
+    clarify = tuple(getattr(answer, "clarify", None) or ())
+    if clarify:  # listed once, as list items, not "- - option"
+        rest = [line[2:] if line.strip() in {f"- {o}" for o in clarify} else line for line in rest]
     if nearest is not None:
         # Nearest sections by number and title, never an internal id such as 000:PREAMBLE.
         shown = "; ".join(label + ("" if inside else " (not in these documents)") for _, label, inside in nearest)
