@@ -74,8 +74,9 @@ DISTRICTS = {
     "Table 2-4": {"HC", "LP", "NG", "CA", "TOC", "SW"},
     "Table 2-2 Cannabis": {"OSC", "OSR", "RR", "RVL", "NL", "NM", "NU", "CE", "CG", "CD", "CI", "IG", "PF"},
 }
-# "17.22.020", "3.42.040", "17.44" style code ids, or an ordinance-only part "001:SECTION-17".
-SECTION_ID = re.compile(r"^(\d{1,2}\.\d{2}(\.\d{3})?|\d{3}:SECTION-\d+)$")
+# "17.22.020", "3.42.040", "17.44" style code ids, or an ordinance-only part "001:SECTION-17" (an
+# ordinance's title and recitals, before its SECTION 1, are "001:PREAMBLE").
+SECTION_ID = re.compile(r"^(\d{1,2}\.\d{2}(\.\d{3})?|\d{3}:SECTION-\d+|\d{3}:PREAMBLE)$")
 
 
 def _load() -> list[dict]:
@@ -153,8 +154,9 @@ def test_fields_and_types(item):
     assert item["question"].strip() and item["expected_answer"].strip()
     assert item["category"] in CATEGORY_MINIMUMS
     if item.get("group") is not None:
-        # D: dev q321-q505; A/B: the former test set's groups; R: the running-text items from q1001; N: the near-miss items from q1221
-        assert re.fullmatch(r"[DABRN]\d{2}", item["group"]), item["group"]
+        # D: dev q321-q505; A/B: the former test set's groups; R: the running-text items from q1001; N: the near-miss items from q1221;
+        # T: the time, change, comparison and ordinance-fact items from q1441
+        assert re.fullmatch(r"[DABRNT]\d{2}", item["group"]), item["group"]
     for key in ("expected_facts", "expected_sections", "contradicting_facts"):
         for value in item.get(key, []):
             assert isinstance(value, str) and value.strip(), (key, value)
@@ -303,10 +305,19 @@ def test_district_lists_name_every_district_that_allows_the_use(item):
 
 @pytest.fixture(scope="module")
 def effective_cells():
+    """The effective cells on a date: ``cells(date)`` (cached per date)."""
     from ingest import load_corpus
-    from ingest.tables import build_tables
+    from ingest.tables import build_tables, tables_as_of
 
-    return [entry.to_json() for entry in build_tables(load_corpus().sections).effective]
+    tables = build_tables(load_corpus().sections)
+    cache: dict[str, list[dict]] = {}
+
+    def cells(date: str) -> list[dict]:
+        if date not in cache:
+            cache[date] = [entry.to_json() for entry in tables_as_of(tables, date).effective]
+        return cache[date]
+
+    return cells
 
 
 CELL_ITEMS = [i for i in ITEMS if not i["abstain"] and ("expected_value" in i or "expected_cells" in i)]
@@ -315,13 +326,16 @@ CELL_ITEMS = [i for i in ITEMS if not i["abstain"] and ("expected_value" in i or
 @pytest.mark.parametrize("item", CELL_ITEMS, ids=_ids(CELL_ITEMS))
 def test_gold_cells_are_parsed_cells_with_the_gold_value(item, effective_cells):
     """The cell the scorer looks for exists in ``python -m ingest tables`` output, read as the gold
-    value and taken from the document in force, so a right answer is possible."""
+    value and taken from the document in force, so a right answer is possible. The cells are those
+    in force on the date of the item's document (``--as-of``): today's for an item about today's
+    law, the earlier ones for an item that asks about an earlier date ("in 2024 ...")."""
+    cells_on_date = effective_cells(DOCS[item["expected_document"]]["date"])
     # a two-column answer ("Width; Length ...") gives one printed value per column, in order
     wanted = item.get("expected_cells") or (
         dict(zip(item["column"].split("; "), item["expected_value"].split("; "))) if item["column"]
         else {None: item["expected_value"]})
     for column, value in wanted.items():
-        found = [cell for cell in effective_cells if eval_cells.cell_matches(
+        found = [cell for cell in cells_on_date if eval_cells.cell_matches(
             cell, table=item["table"], row=item["row"], column=column, sections=item["expected_sections"])]
         assert found, f"{item['table']} / {item['row']} / {column}: no such parsed cell"
         agree = [cell for cell in found if eval_cells._value_agrees(cell, value)]
