@@ -53,15 +53,29 @@ class Assistant:
             answer = Answer(question=normalise_input(question)[:2000],
                             answer=str(error), abstained=True, route="invalid")
         else:
-            point = self._time_point(text)
-            answer = chooser.answer(text, history, self.resources) if point is None else self._as_of(point, text, history)
+            answer = self._about_time(text, history)
         elapsed = (time.perf_counter() - started) * 1000
         return Answer(**{**answer.__dict__, "timing_ms": elapsed})
 
-    def _time_point(self, text: str) -> timepoint.TimePoint | None:
-        if self.then_factory is None:
-            return None
-        return timepoint.asked_time(text, list(self.corpus.documents.values()))
+    def _about_time(self, text: str, history: Sequence) -> Answer:
+        """The answer, reading what the question says of time: what a document changed, the law on
+        an earlier day, or (neither) today's law."""
+        documents = list(self.corpus.documents.values())
+        change = timepoint.asked_change(text, documents) if self.then_factory is not None else None
+        if change is not None:
+            return self._changed(change, text, history)
+        point = timepoint.asked_time(text, documents) if self.then_factory is not None else None
+        return chooser.answer(text, history, self.resources) if point is None else self._as_of(point, text, history)
+
+    def _changed(self, change: timepoint.ChangeAsked, text: str, history: Sequence) -> Answer:
+        """Today's answer with what the named document changed in the cells it uses (or since when
+        they hold their values), from the cells' own history."""
+        answer = chooser.answer(change.rest, history, self.resources)
+        lines = then.change_lines(answer.lookups, list(self.corpus.documents.values()), change.document)
+        if answer.abstained or not lines:
+            return replace(answer, question=text)
+        first, *rest = answer.answer.split("\n")
+        return replace(answer, question=text, answer="\n".join([first, *lines, *rest]))
 
     def _as_of(self, point: timepoint.TimePoint, text: str, history: Sequence) -> Answer:
         """A question about an earlier day, answered as the documents then in force have it; one

@@ -61,6 +61,37 @@ def changed_since(then: Answer, now: Answer, documents: Sequence, day: str) -> s
     return f"Since then ({by or 'a later document'}): {now.first_line}"
 
 
+def change_lines(lookups: Sequence[dict], documents: Sequence, document_id: str) -> list[str]:
+    """What each cell's history says: what ``document_id`` changed it from and to (or that it left
+    the cell as it was), or, without a document, since when the cell holds its value."""
+    from .permits import SHORT_WORDS
+
+    names = {d.id: d for d in documents}
+    words = lambda value: SHORT_WORDS.get(value, value)  # noqa: E731
+    lines = []
+    for cell in lookups:
+        timeline = sorted([*cell.get("history", ()), cell], key=lambda entry: entry.get("date") or "")
+        where = f"{cell.get('row')} in {cell.get('column')}"
+        if document_id:
+            document = names.get(document_id)
+            before = [e for e in timeline if document and (e.get("date") or "") < document.date]
+            at = [e for e in timeline if document and (e.get("date") or "") <= document.date]
+            if not document or not at:
+                continue
+            old = words(before[-1]["value"]) if before else "not in the tables"
+            new = words(at[-1]["value"])
+            lines.append(f"{where}: {_label(document)} ({document.date}) changed it from {old} to {new}." if old != new
+                         else f"{where}: {_label(document)} ({document.date}) left it {new}.")
+        else:
+            changes = [(a, b) for a, b in zip(timeline, timeline[1:]) if a.get("value") != b.get("value")]
+            if changes:
+                previous, since = changes[-1]
+                by = names.get(since.get("document"))
+                lines.append(f"{where}: {words(since['value'])} since {_label(by) if by else since.get('document')} "
+                             f"({since.get('date')}); before it, {words(previous['value'])}.")
+    return lines
+
+
 def _key(cell: dict) -> tuple:
     return cell.get("table"), cell.get("row"), cell.get("column")
 

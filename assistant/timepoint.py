@@ -20,8 +20,9 @@ MONTHS = ("january february march april may june july august september october n
 _YEAR = r"(20[0-4]\d)"
 # "in 2024", "back in 2024", "during 2024", "as of 2024", "in early 2025": the law as the year began
 # (a document dated within that year is then named with today's value, as a change since).
-YEAR = re.compile(rf"\b(?:back\s+in|in|during|as\s+of|throughout)\s+(?:(?:early|late|mid)[-\s]+)?{_YEAR}\b(?![-/])",
-                  re.I)
+# "in March 2026", "as of june 2026": the month's first day.
+YEAR = re.compile(rf"\b(?:back\s+in|in|during|as\s+of|throughout|by)\s+(?:(?:early|late|mid|spring|summer|fall|autumn|"
+                  rf"winter)[-\s]+(?:of\s+)?)?(?:(?P<month>{'|'.join(MONTHS)})\s+(?:of\s+)?)?{_YEAR}\b(?![-/])", re.I)
 ISO = re.compile(r"\b(?:(?P<rel>before|prior\s+to|as\s+of|on|until)\s+)?(?P<date>20[0-4]\d-\d{2}-\d{2})\b", re.I)
 WRITTEN = re.compile(rf"\b(?:(?P<rel>before|prior\s+to|as\s+of|on|until)\s+)?(?P<month>{'|'.join(MONTHS)})\s+"
                      rf"(?P<day>\d{{1,2}}),?\s+{_YEAR}\b", re.I)
@@ -42,6 +43,42 @@ class TimePoint:
     document: str = ""  # the document named, when one was ("002")
 
 
+# A question about what changed: a verb of change ("did Ord. 939 change ...", "get easier with the
+# Santero Way ordinance"), or "when did X become allowed".
+CHANGE = re.compile(r"\b(?:chang(?:e|ed|es)|alter(?:ed)?|amend(?:ed)?|modif(?:y|ied)|easier|harder|stricter|looser)\b", re.I)
+BECAME = re.compile(r"\bwhen\s+(?:did|was|were)\b.*\b(?:become|became|start(?:ed)?\s+(?:to\s+be|being)|get|got)\s+"
+                    r"(?:allowed|possible|permitted|legal)\b", re.I)
+
+
+@dataclass(frozen=True)
+class ChangeAsked:
+    document: str  # the document asked about ("002"); "" for "when did X become allowed"
+    rest: str  # the question without the document's name
+
+
+def asked_change(text: str, documents: Sequence) -> ChangeAsked | None:
+    """A question about what a document changed, or since when something is allowed; else None."""
+    if BECAME.search(text):
+        return ChangeAsked("", text)
+    if not CHANGE.search(text):
+        return None
+    for document in documents:
+        for pattern in _names_of(document):
+            match = re.search(rf"\b(?:the\s+)?(?:city'?s\s+)?{pattern}", text, re.I)
+            if match:
+                return ChangeAsked(document.id, without_change_words(_point(text, match, document.date).rest))
+    return None
+
+
+def without_change_words(text: str) -> str:
+    """The question as it asks for the value ("did change the permit for a bar in HC" -> "the permit
+    for a bar in HC"): the words of change name no row."""
+    text = CHANGE.sub(" ", text)
+    text = re.sub(r"^\s*(?:(?:how|what|did|does|do|has|have|it|anything|about|the|make|get|got|any)\s+)+", "", text,
+                  flags=re.I)
+    return re.sub(r"\s{2,}", " ", text).strip()
+
+
 def asked_time(text: str, documents: Sequence) -> TimePoint | None:
     """The point in time the question names, or None."""
     for finder in (_named_document, _written_date, _year):
@@ -53,7 +90,10 @@ def asked_time(text: str, documents: Sequence) -> TimePoint | None:
 
 def _year(text: str, documents: Sequence) -> TimePoint | None:
     match = YEAR.search(text)
-    return _point(text, match, f"{match.group(1)}-01-01") if match else None
+    if not match:
+        return None
+    month = MONTHS.index(match.group("month").lower()) + 1 if match.group("month") else 1
+    return _point(text, match, f"{match.group(2)}-{month:02d}-01")
 
 
 def _written_date(text: str, documents: Sequence) -> TimePoint | None:
@@ -97,9 +137,11 @@ def _names_of(document) -> list[str]:
         names.append(rf"(?:ord(?:inance)?\.?\s*(?:no\.?\s*)?){number.group(1)}\b")
     words = [w for w in re.findall(r"[A-Za-z]+", document.short_title) if w.lower() not in _GENERIC_TITLE_WORDS]
     if words and document.kind == "ordinance":
-        names.append(r"(?:" + "|".join(re.escape(w) for w in words) + r")(?:\s+\w+){0,3}?\s+ordinance\b")
+        # A long word by its first six letters: "telecom" names "Telecommunications".
+        stems = [re.escape(w[:6]) + r"\w*" if len(w) > 6 else re.escape(w) + r"\b" for w in words]
+        names.append(r"(?:" + "|".join(stems) + r")(?:\s+\w+){0,3}?\s+ordinance\b")
     if document.kind == "ordinance" and document.date:
-        names.append(rf"{document.date[:4]}\s+ordinance\b")
+        names.append(rf"{document.date[:4]}(?:\s+\w+){{0,2}}?\s+ordinance\b")
     return names
 
 

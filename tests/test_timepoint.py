@@ -28,6 +28,11 @@ DOCUMENTS = [
     ("before Ordinance No. 939 could I open a gym in LP", "2025-12-08", "could I open a gym in LP"),
     ("as the 2023 ordinance had it, can I open a gym in CD?", "2023-11-06", "can I open a gym in CD?"),
     ("when Ord. 939 was adopted, could I build an ADU in NL?", "2025-12-09", "could I build an ADU in NL?"),
+    ("as of june 2026 was a triplex allowed in NG?", "2026-06-01", "was a triplex allowed in NG?"),
+    ("an office in the Historic Core in spring 2024 - what permit?", "2024-01-01",
+     "an office in the Historic Core - what permit?"),
+    ("as the 2023 telecom ordinance had it, was a gym allowed in CD?", "2023-11-06", "was a gym allowed in CD?"),
+    ("before the telecom ordinance could I put a tower in CE?", "2023-11-05", "could I put a tower in CE?"),
 ])
 def test_the_point_in_time_and_the_question_without_it(question, day, rest):
     found = asked_time(question, DOCUMENTS)
@@ -89,3 +94,34 @@ def test_every_permit_cell_ord_939_changed_is_answered_with_its_earlier_value(as
         answer = assistant.ask(f"Before Ord. 939, was {row} allowed in the {column} district?")
         used = [c["value"] for c in answer.lookups if (c["table"], c["row"], c["column"]) == (table, row, column)]
         assert used == [value], (row, column, answer.first_line)
+
+
+@pytest.mark.parametrize("question, document, rest", [
+    ("Did the Santero Way ordinance change the permit for a bar in NG?", "002", "permit for a bar in NG?"),
+    ("what did Ord. 939 change about live/work units in HC?", "002", "live/work units in HC?"),
+    ("did the office permit in CA get easier with the santero way ordinance", "002", "office permit in CA get with"),
+    ("When did night clubs become allowed in La Plaza?", "", "When did night clubs become allowed in La Plaza?"),
+])
+def test_a_question_about_what_changed(question, document, rest):
+    from assistant.timepoint import asked_change
+
+    found = asked_change(question, DOCUMENTS)
+    assert found is not None and (found.document, found.rest) == (document, rest)
+
+
+def test_no_change_is_asked_without_a_verb_of_change_or_a_document():
+    from assistant.timepoint import asked_change
+
+    assert asked_change("Can I open a bar in CE?", DOCUMENTS) is None
+    assert asked_change("can I change my garage into an ADU?", DOCUMENTS) is None  # no document named
+    assert asked_change("under Ord. 939, can I open a gym in LP?", DOCUMENTS) is None
+
+
+def test_what_a_document_changed_comes_from_the_cells_history(assistant):
+    changed = assistant.ask("Did the Santero Way ordinance change the permit for a transit station in NG?")
+    lines = changed.answer.split("\n")
+    assert lines[0] == "A use permit (UP) is required."
+    assert lines[1] == ("Transit station or terminal in NG: Ord. 939 (Santero Way and TOC districts) (2025-12-09) "
+                        "changed it from permitted (P) to use permit (UP).")
+    since = assistant.ask("When did night clubs become allowed in La Plaza?")
+    assert "Night club in LP: use permit (UP) since Ord. 939" in since.answer and "before it, not allowed" in since.answer
