@@ -290,6 +290,17 @@ def standards_answer(query: Query, lookup, corpus) -> Answer:
                   lookups=tuple(entry.to_json() for entry in entries), route="standards")
 
 
+def joined(query: Query, answers: list[Answer], corpus) -> Answer:
+    """Several answers as one: their first lines joined, then each one's other lines, one source."""
+    lines = ["; ".join(a.first_line for a in answers)]
+    for a in answers:
+        lines.extend(line for line in a.answer.split("\n")[1:] if not line.startswith("Source:") and line not in lines)
+    citations = tuple({(c.section, c.document, c.table): c for a in answers for c in a.citations}.values())
+    lines.append(source_line(list(citations), corpus))
+    return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=citations,
+                  lookups=tuple(cell for a in answers for cell in a.lookups), route=answers[0].route)
+
+
 def standards_overview(query: Query, lookups, corpus) -> Answer:
     """A whole small standards table, row by row: the answer when the question names the table's
     topic but no row ("How tall can a fence be?")."""

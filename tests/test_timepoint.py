@@ -1,6 +1,7 @@
-"""Questions about an earlier day (issue 23, item 1): the point in time a question names
-(assistant/timepoint.py, synthetic documents) and the answer as the documents then in force have
-it, with today's value beside it (assistant/then.py, on the corpus: table answers need no model)."""
+"""Questions across time and districts (issue 23): the point in time a question names
+(assistant/timepoint.py, synthetic documents), the answer as the documents then in force have it
+with today's value beside it, what a document changed (assistant/then.py), and a standard compared
+across districts (routes/standards.per_district); on the corpus, table answers need no model."""
 
 from __future__ import annotations
 
@@ -125,3 +126,12 @@ def test_what_a_document_changed_comes_from_the_cells_history(assistant):
                         "changed it from permitted (P) to use permit (UP).")
     since = assistant.ask("When did night clubs become allowed in La Plaza?")
     assert "Night club in LP: use permit (UP) since Ord. 939" in since.answer and "before it, not allowed" in since.answer
+
+
+def test_a_standard_compared_across_districts_gives_each_districts_value(assistant):
+    answer = assistant.ask("which is taller, the TOC height limit or the Santero Way one?")
+    assert answer.first_line.startswith("Maximum height in TOC: 45 ft.") and "Maximum height in SW: 40 ft." in answer.first_line
+    assert {c["table"] for c in answer.lookups} == {"2-17", "2-18"}
+    assert {c.table for c in answer.citations} == {"Table 2-17", "Table 2-18"}
+    lots = assistant.ask("minimum lot size NL vs NM - which is bigger?")
+    assert "NL: Area: 6,000 sq. ft." in lots.first_line and "NM: Area: 4,000 sq. ft." in lots.first_line

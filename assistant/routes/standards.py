@@ -43,6 +43,36 @@ def _values(lookup) -> str:
 def candidates(query: Query, res: Resources) -> list[Candidate]:
     if not set(query.topics) & STANDARDS_TOPICS:
         return []
+    compared = per_district(query, res)
+    if compared:
+        return compared
+    return _one_row(query, res)
+
+
+def per_district(query: Query, res: Resources) -> list[Candidate]:
+    """Two or more districts whose own tables or rows state the standard ("which is taller, TOC or
+    SW?", "minimum lot size NL vs NM"): each district's value, side by side, each cited; nothing
+    when any district's value is not its own (a table for all districts answers once)."""
+    if len(query.districts) < 2:
+        return []
+    found = []
+    for district in query.districts:
+        lookup = res.standards.lookup(replace(query, districts=(district,)))
+        if lookup is None or lookup.district != district or not lookup.readable:
+            return []
+        found.append(lookup)
+    values = " ".join(_values(lookup) for lookup in found)
+    if not answer_type.units_agree(query.text, values):
+        return []
+    answers = [compose.standards_answer(query, lookup, res.corpus) for lookup in found]
+    joined = compose.joined(query, answers, res.corpus)
+    return [Candidate(gives(found[0].table, values), replace(joined, signals={
+        "row_share": min(l.share for l in found), "row_margin": min(min(l.margin, 5.0) for l in found),
+        "row_tied": float(any(l.margin < STANDARDS_TIE for l in found)), "district_named": 1.0,
+        "cell_readable": readable(joined.lookups)}))]
+
+
+def _one_row(query: Query, res: Resources) -> list[Candidate]:
     asks = answer_type.detect(query.text)
     lookup = res.standards.lookup(query)
     values = _values(lookup)
