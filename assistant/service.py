@@ -37,6 +37,7 @@ class Assistant:
         # sets it; an assistant so built answers as of its day and has none).
         self.then_factory: Callable[[str], Assistant] | None = None
         self._then: dict[str, Assistant] = {}
+        self._today: dict | None = None  # the as_of of today's answers, on first use
 
     @property
     def searcher(self):
@@ -54,8 +55,20 @@ class Assistant:
                             answer=str(error), abstained=True, route="invalid")
         else:
             answer = self._about_time(text, history)
+            answer = answer if answer.as_of else replace(answer, as_of=self._valid_as_of())
         elapsed = (time.perf_counter() - started) * 1000
         return Answer(**{**answer.__dict__, "timing_ms": elapsed})
+
+    def _valid_as_of(self) -> dict:
+        """The day an answer of today's law is valid for: the newest loaded document's, with the
+        documents then in force (JSON ``as_of``)."""
+        if self._today is None:
+            from ingest.asof import in_force_json
+
+            documents = list(self.corpus.documents.values())
+            newest = max((s.date for s in self.corpus.sections if s.date), default="")
+            self._today = in_force_json(documents, newest) if newest else {}
+        return self._today
 
     def _about_time(self, text: str, history: Sequence) -> Answer:
         """The answer, reading what the question says of time: what a document changed, the law on
