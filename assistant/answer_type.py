@@ -111,7 +111,7 @@ MEASURES = ("percent", "area", "length", "count")  # in this order: a value "10 
 QUANTITY_TYPES = frozenset({*MEASURES, "duration", "money", "number"})
 # What a table cell states when it is not a measure, and the other kinds of answer the routes give.
 GIVEN = QUANTITY_TYPES | {"permit_code", "body", "list", "text", "definition", "section", "section_text",
-                          "district_description", "passage", "decline"}
+                          "district_description", "passage", "decline", "ordinance_fact"}
 
 
 def measure_in(values: str) -> str:
@@ -146,7 +146,7 @@ _ASKED_CUES = (
 # What answers each asked type; an asked type not listed here is answered by any type.
 # A table of who decides (body) or a permit code answers none of the first three; a permit code
 # states no quantity, and a quantity names no body.
-_RUNNING_TEXT = frozenset({"passage", "section_text", "section", "definition", "list", "decline"})
+_RUNNING_TEXT = frozenset({"passage", "section_text", "section", "definition", "list", "decline", "ordinance_fact"})
 ACCEPTS: dict[str, frozenset[str]] = {
     "findings": _RUNNING_TEXT,
     "referral": _RUNNING_TEXT,
@@ -169,6 +169,7 @@ DESCRIBED = {
     "permit_code": "a permit requirement (a permit table cell)", "body": "who decides (Table 6-1)",
     "list": "a list of districts (a table)", "text": "a table cell's words",
     "length": "a length", "area": "an area", "count": "a count", "percent": "a percentage",
+    "ordinance_fact": "a fact an ordinance states about itself (a date, its number, its applicant)",
 }
 
 

@@ -16,7 +16,7 @@ from . import answer_type, compose, dialogue
 from . import confidence as confidence_mod
 from .interpretation import interpretation_of, read_as_line
 from .resources import Resources
-from .routes import absent, definition, district, parcel, passage, permit, provision, section, standards
+from .routes import absent, definition, district, ordinance, parcel, passage, permit, provision, section, standards
 from .types import Answer, Candidate, Query
 
 # The routes in the order they are asked; the first that proposes a candidate decides. The
@@ -27,6 +27,7 @@ ROUTES = (
     section.candidates,  # "17.44.065": the section named
     parcel.candidates,  # "APN 144-720-061"
     parcel.street_address,  # "what zone is 201 W Sierra Ave in?": declined, with the reason
+    ordinance.candidates,  # "when was Ord. 939 introduced?": the ordinance's own text
     section.by_title,  # "which section covers variances?"
     definition.quoted,  # "is that 'demolition'?"
     permit.candidates,  # "can I open a bar in CE?"

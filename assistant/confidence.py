@@ -45,6 +45,7 @@ FEATURES: dict[str, tuple[str, ...]] = {
     "provision": ("provision_coverage", "provision_similarity", "provision_margin", "section_rank", "list_answer",
                   "both_retrievers", "reader_probability", "reader_top"),
     "section": ("section_found",),
+    "ordinance": ("quote_coverage", "event_named"),
     "section_title": ("title_share", "title_margin", "hit_rank"),
 }
 # Signals whose values depend on the embedding model: meaningless under another model.
@@ -55,7 +56,7 @@ MODEL_SIGNALS = frozenset({"dense_score", "sentence_similarity", "meaning_margin
 # is a cell of the table, so it is as safe as a section lookup unless cells are unreadable; a
 # district's own paragraph ("district"), found by its printed heading, likewise.
 # A section found by its title ("section_title") is a guess until dev questions of that kind fit it.
-PRIORS = {"provision": 0.5, "section_title": 0.6, "section": 0.9, "standards_table": 0.9, "district": 0.9, "permit": 0.8, "standards": 0.7, "definition": 0.6, "passage": 0.4}
+PRIORS = {"ordinance": 0.5, "provision": 0.5, "section_title": 0.6, "section": 0.9, "standards_table": 0.9, "district": 0.9, "permit": 0.8, "standards": 0.7, "definition": 0.6, "passage": 0.4}
 
 
 @dataclass(frozen=True)

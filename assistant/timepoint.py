@@ -79,6 +79,14 @@ def without_change_words(text: str) -> str:
     return re.sub(r"\s{2,}", " ", text).strip()
 
 
+def named_document(text: str, documents: Sequence):
+    """The document the question names (by its number, its title's words or its year), or None."""
+    for document in documents:
+        if any(re.search(rf"\b{pattern}", text, re.I) for pattern in _names_of(document)):
+            return document
+    return None
+
+
 def asked_time(text: str, documents: Sequence) -> TimePoint | None:
     """The point in time the question names, or None."""
     for finder in (_named_document, _written_date, _year):

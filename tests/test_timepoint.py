@@ -135,3 +135,26 @@ def test_a_standard_compared_across_districts_gives_each_districts_value(assista
     assert {c.table for c in answer.citations} == {"Table 2-17", "Table 2-18"}
     lots = assistant.ask("minimum lot size NL vs NM - which is bigger?")
     assert "NL: Area: 6,000 sq. ft." in lots.first_line and "NM: Area: 4,000 sq. ft." in lots.first_line
+
+
+@pytest.fixture(scope="module")
+def routed():
+    """The routes' own answers, before the calibrated confidence declines any."""
+    from assistant import load_assistant
+
+    return load_assistant(calibrated=False)
+
+
+def test_facts_an_ordinance_states_about_itself(routed):
+    introduced = routed.ask("When was Ord. 939 introduced at the City Council?")
+    assert introduced.route == "ordinance" and "December 9, 2025" in introduced.first_line
+    assert introduced.citations[0].section == "002:SECTION-26"
+    effective = routed.ask("when does ord 939 take effect?")
+    assert "thirty (30) days after its adoption" in effective.first_line
+
+
+def test_a_date_an_ordinance_leaves_blank_or_does_not_state_is_declined(routed):
+    blank = routed.ask("When was Ordinance 939 adopted?")
+    assert blank.abstained and "prints this as a blank" in blank.answer and "held on ______" in blank.answer
+    unstated = routed.ask("When did the City Council adopt the 2026 corrections ordinance?")
+    assert unstated.abstained and "does not state when it was introduced or adopted" in unstated.answer
