@@ -103,14 +103,21 @@ class Calibration:
 UNCALIBRATED = Calibration()
 
 
+def read_fitted(path: Path, what: str) -> dict | None:
+    """A fitted model's file as JSON; None when there is none; one error naming it when unreadable."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, json.JSONDecodeError) as error:
+        raise RuntimeError(f"{path}: cannot read the {what} ({error})") from None
+
+
 def load(path: Path = CALIBRATION) -> Calibration:
     """The fitted calibration; without the file, priors only and no threshold."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    data = read_fitted(path, "calibration")
+    if data is None:
         return UNCALIBRATED
-    except (OSError, json.JSONDecodeError) as error:
-        raise RuntimeError(f"{path}: cannot read the calibration ({error})") from None
     routes = {
         route: RouteModel(float(m["bias"]), dict(m["weights"]), dict(m["means"]), dict(m["scales"]))
         for route, m in data.get("routes", {}).items()

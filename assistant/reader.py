@@ -16,12 +16,12 @@ the caller passes the similarities.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .confidence import read_fitted
 from .passages import question_weight
 from .provision_choice import LIST_ASKS, coverage, head_said, list_of, values_of, wanted_kinds
 from .vocab import DATA
@@ -116,12 +116,9 @@ class Reader:
 
 def load(path: Path = READER) -> Reader | None:
     """The fitted reader, or None without its file (the routes then choose by hand-weighted score)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    data = read_fitted(path, "reader")
+    if data is None:
         return None
-    except (OSError, json.JSONDecodeError) as error:
-        raise RuntimeError(f"{path}: cannot read the reader ({error})") from None
     if tuple(data.get("features", ())) != FEATURES:
         raise RuntimeError(f"{path}: the reader was fitted on other features; retrain it (python -m assistant train-reader)")
     return Reader(dict(data["weights"]), dict(data["means"]), dict(data["scales"]), dict(data.get("fitted_on", {})))

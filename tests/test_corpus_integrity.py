@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -20,15 +19,8 @@ import pytest
 
 from ingest.integrity import sign_corpus, verify_corpus
 
-REPO = Path(__file__).resolve().parent.parent
-CORPUS = REPO / "corpus" / "cotati"
-ORD_001 = "2026-08-11_ord-corrections-streamlining.txt"
-
-
-def _copy(tmp_path: Path) -> Path:
-    folder = tmp_path / "corpus"
-    shutil.copytree(CORPUS, folder)
-    return folder
+from corpus_copy import CORPUS, ORD_001, REPO
+from corpus_copy import copy_corpus as _copy
 
 
 def _append_ff(folder: Path) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,15 +18,8 @@ from ingest.changes import add_document
 from ingest.integrity import sign_corpus, verify_corpus
 from ingest.lock import LOCK_NAME
 
-REPO = Path(__file__).resolve().parent.parent
-CORPUS = REPO / "corpus" / "cotati"
-ORD_001 = "2026-08-11_ord-corrections-streamlining.txt"
-
-
-def _copy(tmp_path: Path) -> Path:
-    folder = tmp_path / "corpus"
-    shutil.copytree(CORPUS, folder)
-    return folder
+from corpus_copy import CORPUS, ORD_001, REPO
+from corpus_copy import copy_corpus as _copy
 
 
 def _edit_manifest(folder: Path, change) -> None:
