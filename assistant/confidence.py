@@ -32,6 +32,8 @@ CALIBRATION = DATA / "calibration.json"
 # question does not say chose) raised dev cross-validated accuracy from 0.724 to 0.730 at the same
 # wrong-answer rate: a margin near zero is a different thing from a small margin.
 # The passage route's "duration_found" (a time span asked for and quoted) raised it again, to 0.753.
+# The definition route's "question_share" (how much of the question is the defined term) tells "what
+# is a woonerf?" from "can we put speed bumps in the woonerf?", which a definition does not answer.
 # The reader's signals ("reader_probability", "reader_top", "reader_agrees": assistant/reader.py) are
 # measured only when a fitted reader is loaded; on the 1290-question dev set, with folds by paraphrase
 # group, they left cross-validated accuracy where it was (0.599 with, 0.601 without, at 2.9-3.0%
@@ -41,7 +43,7 @@ FEATURES: dict[str, tuple[str, ...]] = {
     "standards": ("row_share", "row_margin", "row_tied", "district_named", "cell_readable"),
     "passage": ("quote_coverage", "answer_type_found", "duration_found", "both_retrievers", "hit_rank", "dense_score",
                 "sentence_similarity", "reader_agrees"),
-    "definition": ("term_words", "term_quoted"),
+    "definition": ("term_words", "term_quoted", "question_share"),
     "provision": ("provision_coverage", "provision_similarity", "provision_margin", "section_rank", "list_answer",
                   "both_retrievers", "reader_probability", "reader_top"),
     "section": ("section_found",),

@@ -179,3 +179,11 @@ def test_a_route_of_another_type_gives_way_to_the_next(res):
     query = res.read("What planning permit is required for a communication facility?")
     answered = chooser.routed(query, res)
     assert answered.route != "definition"
+
+
+def test_a_definitions_share_of_the_question_tells_what_is_x_from_a_question_about_x():
+    from assistant.routes.definition import question_share
+
+    assert question_share("what is a woonerf?", ["woonerf"]) == 1.0
+    assert question_share("what does 'monopole' mean in the code?", ["monopole"]) == 1.0
+    assert question_share("can we put speed bumps in the woonerf to slow people down?", ["woonerf"]) < 0.3
