@@ -173,7 +173,7 @@ def calibrated(query: Query, answer_: Answer, res: Resources) -> Answer:
         nearest = list(dict.fromkeys([c.section for c in answer_.citations] + res.nearest(query)))[:3]
         declined = compose.abstain(query, nearest, corpus=res.corpus, first=compose.UNSURE_LINE)
         return replace(declined, confidence=confidence, interpretation=answer_.interpretation, signals=answer_.signals)
-    return replace(answer_, confidence=confidence)
+    return replace(answer_, confidence=confidence, how_sure=res.calibration.how_sure(confidence))
 
 
 def interpreted(query: Query, answer_: Answer, res: Resources, previous: str = "") -> Answer:

@@ -82,6 +82,9 @@ class Calibration:
     threshold: float = 0.0  # answers below it are declined
     routes: dict[str, RouteModel] = field(default_factory=dict)
     fitted_on: dict = field(default_factory=dict)  # what the fit saw (set, questions, figures)
+    # "How sure" in words: the lowest confidence of each band, fitted on dev so that held-out answers
+    # labelled high are right at least SURE_FLOORS["high"] of the time, medium SURE_FLOORS["medium"].
+    bands: dict[str, float] = field(default_factory=dict)
 
     def confidence(self, route: str, signals: dict[str, float]) -> float | None:
         model = self.routes.get(route)
@@ -89,11 +92,18 @@ class Calibration:
             return model.probability(signals)
         return PRIORS.get(route)
 
+    def how_sure(self, confidence: float | None) -> str:
+        """"high", "medium" or "low" (check the cited text) for an answer given; "" when no bands were fitted."""
+        if confidence is None or not self.bands:
+            return ""
+        return next((band for band in ("high", "medium") if band in self.bands and confidence >= self.bands[band]), "low")
+
     def to_json(self) -> dict:
         return {
             "comment": "Fitted on the dev set by `python -m assistant calibrate`; never on test. "
                        "confidence = logistic(bias + sum(weight * (signal - mean) / scale)) per route.",
             "threshold": self.threshold,
+            "bands": self.bands,
             "fitted_on": self.fitted_on,
             "routes": {
                 route: {"bias": m.bias, "weights": m.weights, "means": m.means, "scales": m.scales}
@@ -103,6 +113,35 @@ class Calibration:
 
 
 UNCALIBRATED = Calibration()
+SURE_FLOORS = {"high": 0.98, "medium": 0.90}  # issue 22: what "high" and "medium" promise
+MIN_BAND_ANSWERS = 20  # a band is stated only when dev holds at least this many answers in it
+
+
+def choose_bands(held_out: list[tuple[float, bool]], threshold: float, min_answers: int = MIN_BAND_ANSWERS) -> dict[str, float]:
+    """The lowest confidence at which held-out answers at or above it are right SURE_FLOORS["high"]
+    of the time (at least MIN_BAND_ANSWERS of them); then the lowest, from the threshold up, at which
+    those between it and the high floor are right SURE_FLOORS["medium"] of the time."""
+    kept = sorted((c, ok) for c, ok in held_out if c >= threshold)
+    high = _lowest_floor(kept, SURE_FLOORS["high"], 1.0 + 1e-9, min_answers)
+    bands = {"high": round(high, 6)} if high <= 1.0 else {}
+    medium = _lowest_floor([(c, ok) for c, ok in kept if c < high], SURE_FLOORS["medium"], high, min_answers)
+    if medium < high:
+        bands["medium"] = round(medium, 6)
+    return bands
+
+
+def _lowest_floor(pairs: list[tuple[float, bool]], floor: float, ceiling: float, min_answers: int) -> float:
+    """The lowest confidence c of ``pairs`` (sorted ascending) whose pairs from c up are right at least
+    ``floor`` of the time and number at least ``min_answers``; ``ceiling`` when none."""
+    right = total = 0
+    best = ceiling
+    ordered = list(reversed(pairs))
+    for index, (c, ok) in enumerate(ordered):
+        right, total = right + ok, total + 1
+        tied_below = index + 1 < len(ordered) and ordered[index + 1][0] == c  # a floor takes all its ties
+        if not tied_below and total >= min_answers and right / total >= floor:
+            best = c
+    return best
 
 
 def read_fitted(path: Path, what: str) -> dict | None:
@@ -124,7 +163,8 @@ def load(path: Path = CALIBRATION) -> Calibration:
         route: RouteModel(float(m["bias"]), dict(m["weights"]), dict(m["means"]), dict(m["scales"]))
         for route, m in data.get("routes", {}).items()
     }
-    return Calibration(float(data.get("threshold", 0.0)), routes, dict(data.get("fitted_on", {})))
+    bands = {name: float(value) for name, value in data.get("bands", {}).items()}
+    return Calibration(float(data.get("threshold", 0.0)), routes, dict(data.get("fitted_on", {})), bands)
 
 
 # -- fitting ---------------------------------------------------------------------------------------

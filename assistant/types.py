@@ -70,6 +70,8 @@ class Answer:
     clarify: tuple[str, ...] = ()
     # The day the answer is valid for and the documents then in force, when the question named one.
     as_of: dict = field(default_factory=dict)
+    # "How sure" in words ("high", "medium", "low"), from the bands fitted on dev; "" when not stated.
+    how_sure: str = ""
 
     @property
     def first_line(self) -> str:
@@ -86,6 +88,7 @@ class Answer:
             "route": self.route,
             "nearest": list(self.nearest),
             "confidence": None if self.confidence is None else round(self.confidence, 4),
+            "how_sure": self.how_sure,
             "interpretation": self.interpretation,
             "signals": {name: round(value, 4) for name, value in self.signals.items()},
             "clarify": list(self.clarify),

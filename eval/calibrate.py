@@ -23,7 +23,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from assistant.confidence import CALIBRATION, FEATURES, Calibration, choose_threshold, fit_route
+from assistant.confidence import (CALIBRATION, FEATURES, MIN_BAND_ANSWERS, Calibration, choose_bands, choose_threshold,
+                                  fit_route)
 
 from . import atomic
 from .gold import SETS, load_gold
@@ -74,9 +75,11 @@ def outcome_with(calibration: Calibration, j: Judged) -> str:
     return "right" if j.should_abstain else "abstained"
 
 
-def cross_validated(judged: list[Judged], target: float) -> tuple[float, float]:
-    """(accuracy, wrong-answer rate) on held-out folds, averaged over the shuffles."""
+def cross_validated(judged: list[Judged], target: float) -> tuple[float, float, list[tuple[float, bool]]]:
+    """(accuracy, wrong-answer rate) on held-out folds, averaged over the shuffles, and each held-out
+    answer kept as (its fold model's confidence, right): what the "how sure" bands are fitted on."""
     right = wrong = 0
+    kept: list[tuple[float, bool]] = []
     for seed in range(SHUFFLES):
         fold_of = folds_by_group([j.group for j in judged], seed)
         for fold in range(FOLDS):
@@ -86,8 +89,22 @@ def cross_validated(judged: list[Judged], target: float) -> tuple[float, float]:
                 outcome = outcome_with(calibration, judged[i])
                 right += outcome == "right"
                 wrong += outcome == "wrong"
+                confidence = calibration.confidence(judged[i].route, judged[i].signals)
+                if judged[i].answered and outcome != "abstained" and not judged[i].should_abstain and confidence is not None:
+                    kept.append((confidence - calibration.threshold, outcome == "right"))
     total = SHUFFLES * len(judged)
-    return right / total, wrong / total
+    return right / total, wrong / total, kept
+
+
+def _band_figures(held_out: list[tuple[float, bool]], bands: dict[str, float]) -> dict:
+    """Held-out answers and their accuracy in each stated band (what the bands promise, measured)."""
+    probe = Calibration(0.0, {}, {}, bands)
+    figures: dict[str, dict] = {}
+    for confidence, right in held_out:
+        band = figures.setdefault(probe.how_sure(confidence), {"answers": 0, "right": 0})
+        band["answers"] += 1
+        band["right"] += right
+    return {name: {**f, "accuracy": round(f["right"] / f["answers"], 4)} for name, f in sorted(figures.items())}
 
 
 def folds_by_group(groups: list[str], seed: int) -> list[int]:
@@ -116,6 +133,9 @@ def calibrate(max_wrong_rate: float = MAX_WRONG_RATE, path: Path = CALIBRATION, 
     safe = [t for t in IN_SAMPLE_TARGETS if estimates[t][1] <= max_wrong_rate]
     target = max(safe) if safe else min(IN_SAMPLE_TARGETS)
     final = fit(judged, target)
+    # Held-out confidences are measured against their fold's threshold; the bands sit as far above the final one.
+    shifted = [(final.threshold + margin, right) for margin, right in estimates[target][2]]
+    bands = choose_bands(shifted, final.threshold, MIN_BAND_ANSWERS * SHUFFLES)  # each item is held out once a shuffle
     kept = [j for j in judged if j.answered and outcome_with(final, j) == j.outcome]
     encoder = getattr(assistant.searcher, "encoder", None)
     fitted_on = {
@@ -124,13 +144,14 @@ def calibrate(max_wrong_rate: float = MAX_WRONG_RATE, path: Path = CALIBRATION, 
         "questions": len(items),
         "max_wrong_rate": max_wrong_rate,
         "in_sample_target": target,
-        "cross_validated": {f"{t:g}": {"accuracy": round(a, 4), "wrong_rate": round(w, 4)} for t, (a, w) in estimates.items()},
+        "cross_validated": {f"{t:g}": {"accuracy": round(a, 4), "wrong_rate": round(w, 4)} for t, (a, w, _) in estimates.items()},
+        "bands_held_out": _band_figures(shifted, bands),
         "answers_by_route": {route: sum(j.route == route and j.answered for j in judged)
                              for route in sorted({j.route for j in judged if j.answered})},
         "kept_answers": len(kept),
         "kept_right": sum(j.outcome == "right" for j in kept),
         "kept_wrong": sum(j.outcome == "wrong" for j in kept),
     }
-    calibration = Calibration(final.threshold, final.routes, fitted_on)
+    calibration = Calibration(final.threshold, final.routes, fitted_on, bands)
     atomic.write_text(path, json.dumps(calibration.to_json(), indent=2) + "\n")
     return calibration

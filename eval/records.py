@@ -22,6 +22,7 @@ class AnswerView:
     lookups: tuple[dict[str, Any], ...] = ()  # table cells the answer used
     confidence: float | None = None  # the assistant's own, 0-1, when it gives one
     route: str | None = None
+    how_sure: str = ""  # the band the answer states ("high", "medium", "low"), when it states one
 
     @property
     def first_line(self) -> str:
@@ -88,6 +89,7 @@ def parse_answer(obj: Any, where: str) -> AnswerView:
         lookups=tuple(lookups),
         confidence=float(confidence) if confidence is not None else None,
         route=route if isinstance(route, str) else None,
+        how_sure=obj.get("how_sure") if isinstance(obj.get("how_sure"), str) else "",
     )
 
 

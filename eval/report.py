@@ -242,7 +242,21 @@ def _reliability_markdown(sets: dict[str, dict[str, Any]]) -> list[str]:
             out.append(f"| {low:.2f}-{high:.2f} | {band['answers']} | {band['right']} | {band['wrong']} | "
                        f"{fmt(band['mean_confidence'])} | {fmt(band['accuracy'])}{interval_text(band['interval'])} |")
         out.append("")
+        out += _stated_markdown(c.get("reliability_stated") or [])
     return out
+
+
+def _stated_markdown(rows: list[dict[str, Any]]) -> list[str]:
+    """The "how sure" bands as answers state them, against what each promises."""
+    if not rows:
+        return []
+    out = ["How sure, as stated: each band's answers against the accuracy it promises.", "",
+           "| how sure | answers | right | accuracy [95% interval] | promises | holds |", "|---|---|---|---|---|---|"]
+    for row in rows:
+        holds = {True: "yes", False: "no", None: "n/a"}[row["holds"]]
+        out.append(f"| {row['band']} | {row['answers']} | {row['right']} | {fmt(row['accuracy'])}{interval_text(row['interval'])} | "
+                   f"{fmt(row['floor'])} | {holds} |")
+    return out + [""]
 
 
 # -- charts --------------------------------------------------------------------------------------

@@ -452,6 +452,26 @@ def reliability(results: Sequence[ItemResult], judgements: Sequence[Judgement]) 
     return rows
 
 
+# What each stated band promises (assistant.confidence.SURE_FLOORS; kept here so eval reads no
+# assistant module at import time): the share of its answers that are right.
+STATED_FLOORS = {"high": 0.98, "medium": 0.90, "low": None}
+
+
+def stated_reliability(results: Sequence[ItemResult], judgements: Sequence[Judgement]) -> list[dict[str, object]]:
+    """For each "how sure" band the answers state: answers, right, accuracy with its 95% interval,
+    the floor the band promises and whether the observed accuracy holds it."""
+    rows = []
+    for band, floor in STATED_FLOORS.items():
+        inside = [j for r, j in zip(results, judgements)
+                  if not r.answer.abstained and r.answer.how_sure == band]  # type: ignore[union-attr]
+        right = sum(j.correct for j in inside)
+        accuracy = ratio(right, len(inside))
+        rows.append({"band": band, "answers": len(inside), "right": right, "accuracy": accuracy,
+                     "interval": wilson(right, len(inside)), "floor": floor,
+                     "holds": None if floor is None or accuracy is None else accuracy >= floor})
+    return rows
+
+
 def _set_intervals(counts: dict[str, int] | None, answered: tuple[int, int], para: dict[str, object],
                    curve: dict[str, object], n: int) -> dict[str, object]:
     """95% intervals of the set-level rates that ``_group_metrics`` does not already carry."""
@@ -497,8 +517,9 @@ def summarize(results: Sequence[ItemResult], modes: Sequence[str] = MODES, seale
         para = paraphrase_consistency(results, judgements)
         curve = risk_coverage(results, judgements)
         bands = reliability(results, judgements)
+        stated = stated_reliability(results, judgements)
     else:
-        bands = []
+        bands, stated = [], []
         counts, abst, answered_n, answered_right = None, {"precision": None, "recall": None, "accuracy": None}, 0, 0
         para = {"groups": 0, "all_right": None, "agree": None}
         curve = {"points": [], "aurc": None, "coverage_at_risk": None, "risk_target": RISK_TARGET, "confidence_source": None}
@@ -538,6 +559,7 @@ def summarize(results: Sequence[ItemResult], modes: Sequence[str] = MODES, seale
         "intervals": {**overall.get("intervals", {}),  # type: ignore[dict-item]
                       **_set_intervals(counts, (answered_right, answered_n), para, curve, len(results))},
         "reliability": bands,
+        "reliability_stated": stated,
         # A sealed set (test) is read in aggregate only: no item, id or miss leaves the scorer.
         "sealed": sealed,
         "misses": misses(results, judgements) if judgements is not None and not sealed else [],

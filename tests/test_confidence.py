@@ -296,3 +296,18 @@ def test_calibration_folds_keep_a_paraphrase_group_together():
         sizes = [sum(1 for g in by_group if fold in by_group[g]) for fold in range(FOLDS)]
         assert max(sizes) - min(sizes) <= 1  # near-equal numbers of groups
     assert folds_by_group(groups, 0) == folds_by_group(groups, 0)  # seeded
+
+
+def test_how_sure_bands_keep_their_promise_on_the_answers_they_are_fitted_on():
+    """"high" is stated only from the lowest confidence at which the answers at or above it are right
+    98% of the time (with enough of them); "medium" likewise at 90% down to the threshold."""
+    from assistant.confidence import SURE_FLOORS, Calibration, choose_bands
+
+    held = [(0.99, True)] * 60 + [(0.95, True)] * 45 + [(0.95, False)] * 5 + [(0.85, True)] * 20 + [(0.85, False)] * 10
+    bands = choose_bands(held, threshold=0.8, min_answers=20)
+    assert bands == {"high": 0.99, "medium": 0.95}
+    stated = Calibration(0.8, {}, {}, bands)
+    assert [stated.how_sure(c) for c in (0.995, 0.96, 0.86)] == ["high", "medium", "low"]
+    high = [ok for c, ok in held if stated.how_sure(c) == "high"]
+    assert sum(high) / len(high) >= SURE_FLOORS["high"]
+    assert Calibration(0.8).how_sure(0.99) == ""  # no bands fitted: nothing stated

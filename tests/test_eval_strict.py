@@ -173,6 +173,18 @@ def test_every_rate_carries_an_interval_and_the_reliability_table():
     assert sum(b["answers"] for b in reliability(_results(), [judge_answer(r.item, r.answer) for r in _results()])) == 2
 
 
+def test_the_stated_how_sure_bands_are_checked_against_their_promise():
+    from dataclasses import replace
+
+    results = _results()
+    results = [replace(results[0], answer=replace(results[0].answer, how_sure="high")),
+               replace(results[1], answer=replace(results[1].answer, how_sure="medium")), results[2]]
+    rows = {row["band"]: row for row in summarize(results, modes=())["reliability_stated"]}
+    assert (rows["high"]["answers"], rows["high"]["right"], rows["high"]["holds"]) == (1, 1, True)
+    assert (rows["medium"]["answers"], rows["medium"]["right"], rows["medium"]["holds"]) == (1, 0, False)
+    assert rows["low"]["answers"] == 0 and rows["low"]["holds"] is None
+
+
 def test_a_sealed_set_lists_no_miss():
     s = summarize(_results(), modes=(), sealed=True)
     assert s["sealed"] is True and s["misses"] == [] and s["wrong"] == 1
