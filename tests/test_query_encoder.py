@@ -113,13 +113,13 @@ def test_a_permit_or_section_answer_loads_no_model_and_no_faiss(real_index, ques
 
 @pytest.mark.slow
 def test_answers_are_identical_with_the_onnx_and_the_torch_encoder(real_index, monkeypatch):
-    """Every second dev and test question answered with each encoder: the same answer, route, citations
+    """Every fourth dev and test question answered with each encoder: the same answer, route, citations
     and lookups, byte for byte; the confidence within rounding."""
     from assistant import load_assistant
 
-    # Every second gold question (over 800, every route among them): the whole set took CI minutes.
+    # Every fourth gold question (over 400, every route among them): the whole set took CI minutes.
     questions = [json.loads(line)["question"] for name in ("dev", "test")
-                 for line in (ROOT / "eval" / f"{name}.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()][::2]
+                 for line in (ROOT / "eval" / f"{name}.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()][::4]
 
     def answers() -> list[dict]:
         assistant = load_assistant()
@@ -137,7 +137,7 @@ def test_answers_are_identical_with_the_onnx_and_the_torch_encoder(real_index, m
     torch = False
     monkeypatch.delenv(onnx_encoder.BACKEND_ENV)
     by_onnx = answers()
-    assert len(by_torch) == len(by_onnx) == len(questions) > 600
+    assert len(by_torch) == len(by_onnx) == len(questions) > 400
     for q, t, o in zip(questions, by_torch, by_onnx):
         assert json.dumps({k: v for k, v in t.items() if k not in ("confidence", "signals")}, sort_keys=True) == \
             json.dumps({k: v for k, v in o.items() if k not in ("confidence", "signals")}, sort_keys=True), q
