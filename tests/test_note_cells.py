@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from ingest.tables import build_tables
 from ingest.tables.note_cells import LeftOut, Part, Row, exclusions, note_cells, places_of
+
+from fake_section import FakeSection
 
 REPO = Path(__file__).resolve().parent.parent
 RESIDENTIAL = ("OSC", "OSR", "RR", "RVL", "NL", "NM", "NU")
@@ -23,15 +24,6 @@ NOTE_1 = "Commercial cannabis uses are not allowed in any residential zones."
 NOTE_3 = "Commercial cannabis uses are not allowed within the Downtown Specific Plan or Santero Way Specific Plan areas."
 
 
-@dataclass(frozen=True)
-class FakeSection:
-    id: str
-    document: str
-    date: str
-    text: str
-    excerpt: bool = False
-    ordinance_section: str = ""
-    source_lines: tuple = ()
 
 
 HEADER = ("{zone} LAND USE MAXIMUM CULTIVATION AREA PER PARCEL MINIMUM PARCEL SIZE STATE LICENSE TYPE "

@@ -3,7 +3,6 @@ small synthetic tables shaped like the corpus damage."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import pytest
 
@@ -14,15 +13,7 @@ from ingest.tables.segment import find_tables
 from ingest.tables.text import label_key, letters_key, normalise_label, parse_notes, quantities
 from ingest.tables.types import Cell, TableVersion
 
-
-@dataclass(frozen=True)
-class FakeSection:
-    id: str
-    document: str
-    date: str
-    text: str
-    excerpt: bool = False
-    ordinance_section: str = ""
+from fake_section import FakeSection
 
 
 # ---- text helpers

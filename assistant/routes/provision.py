@@ -35,6 +35,8 @@ def _searched(query: Query, res: Resources) -> tuple[list[str], set[str]]:
 def best_read(query: Query, res: Resources):
     """The provision of the sections the search finds that the reader reads as the answer, whatever
     the question asks (None without a reader): the passage route's quote is checked against it."""
+    if res.reader is None:
+        return None  # no reader fitted: nothing to search or measure for it
     text = query.corrected or query.text
     ranked, both = _searched(query, res)
     rank = {section: i for i, section in enumerate(ranked)}
