@@ -140,9 +140,16 @@ def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path |
     calibration = confidence_mod.load() if calibrated else confidence_mod.UNCALIBRATED
     fitted_reader = reader_mod.load() if settings.value("reader", reader) else None
     built = _assistant(result.sections, documents, as_of, open_searcher, calibration, fitted_reader)
-    if not as_of:  # a question naming an earlier day is answered by one built as of that day, sharing the index
-        built.then_factory = lambda day: _assistant(result.sections, documents, day, lambda: built.searcher,
-                                                    calibration, fitted_reader)
+    return built if as_of else with_earlier_law(built)
+
+
+def with_earlier_law(built: Assistant) -> Assistant:
+    """``built``, answering a question that names an earlier day with an assistant built as of that
+    day from the same sections, sharing its index (the CLI's and the app's assistants alike)."""
+    res = built.resources
+    documents = list(built.corpus.documents.values())
+    built.then_factory = lambda day: _assistant(built.corpus.sections, documents, day, lambda: built.searcher,
+                                                res.calibration, res.reader)
     return built
 
 

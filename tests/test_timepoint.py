@@ -158,3 +158,12 @@ def test_a_date_an_ordinance_leaves_blank_or_does_not_state_is_declined(routed):
     assert blank.abstained and "prints this as a blank" in blank.answer and "held on ______" in blank.answer
     unstated = routed.ask("When did the City Council adopt the 2026 corrections ordinance?")
     assert unstated.abstained and "does not state when it was introduced or adopted" in unstated.answer
+
+
+def test_the_web_apps_assistant_answers_an_earlier_day_too():
+    """The app builds its assistant from the corpus itself; it reads "in 2024" as the CLI does."""
+    from webapp.engine import Engine
+
+    engine = Engine.load(wait_seconds=1.0)
+    assert engine.assistant.ask("In 2024, could I open a gym in the LP district?").first_line == (
+        "As of 2024-01-01: Not allowed.")

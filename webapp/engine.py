@@ -121,10 +121,11 @@ class Engine:
 
     def __post_init__(self):
         from assistant import confidence
-        from assistant.service import Assistant
+        from assistant.service import Assistant, with_earlier_law
 
         calibration = self.calibration if self.calibration is not None else confidence.load()
-        self.assistant = Assistant(self.corpus, self.tables, self._searcher, self.standards, calibration)
+        # "In 2024, ...": answered as the law then stood, as the CLI does
+        self.assistant = with_earlier_law(Assistant(self.corpus, self.tables, self._searcher, self.standards, calibration))
         self._ready = threading.Event()
         self._finished = threading.Event()
         self._searcher_obj = None
