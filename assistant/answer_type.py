@@ -15,7 +15,7 @@ _CUES = (
     ("money", re.compile(r"\b(?:fee|fees|fine|fines|penalty|penalties|cost|costs|charge|price|tax|taxes)\b|\$|\bhow much (?:does|do|will|is)\b"
                          r".*\b(?:cost|pay|charge)", re.I)),
     ("section", re.compile(r"\b(?:which|what) (?:section|chapter|part of the code)\b|\bwhere in the (?:code|ordinance)\b", re.I)),
-    ("duration", re.compile(r"\bhow (?:long|soon|late|early|many (?:days|months|years|weeks|hours))\b|\bexpir\w*|\bdeadline\b"
+    ("duration", re.compile(r"\bhow (?:long|soon|late|early|many (?:days|months|years|weeks|hours|hrs|yrs|wks|mins|minutes))\b|\bexpir\w*|\bdeadline\b"
                             r"|\btime limit\b|\bwhat (?:hours|time|period)\b|\bwithin what\b"
                             r"|\bwithin how\b|\bwhen (?:does|do|will|must|is)\b.*\b(?:expire|lapse|end|due|decide)", re.I)),
     ("who", re.compile(r"\bwho\b|\bwhich (?:body|official|board|commission|department)\b|\bwhat body\b", re.I)),
@@ -29,7 +29,7 @@ _CUES = (
 _NUMBER = re.compile(
     r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|"
     r"seventy|eighty|ninety|hundred|thousand|half|percent)\b", re.I)
-_TIME_UNIT = re.compile(r"\b(?:days?|weeks?|months?|years?|hours?)\b", re.I)
+_TIME_UNIT = re.compile(r"\b(?:days?|weeks?|months?|years?|hours?|hrs?)\b", re.I)
 _BODY = re.compile(r"\b(?:planning commission|city council|council|commission|director|zoning administrator|"
                    r"review authority|city engineer|building official|staff|planning department)\b", re.I)
 _DEFINES = re.compile(r"[”\"] means\b|\bmeans\b|\bis defined as\b|\bincludes\b", re.I)

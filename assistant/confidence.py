@@ -42,7 +42,7 @@ FEATURES: dict[str, tuple[str, ...]] = {
     "permit": ("row_covered", "cell_readable", "districts_covered", "meaning_margin", "meaning_similarity"),
     "standards": ("row_share", "row_margin", "row_tied", "district_named", "cell_readable"),
     "passage": ("quote_coverage", "answer_type_found", "duration_found", "both_retrievers", "hit_rank", "dense_score",
-                "sentence_similarity", "reader_agrees"),
+                "sentence_similarity", "reader_agrees", "list_attached"),
     "definition": ("term_words", "term_quoted", "question_share"),
     "provision": ("provision_coverage", "provision_similarity", "provision_margin", "section_rank", "list_answer",
                   "both_retrievers", "reader_probability", "reader_top"),

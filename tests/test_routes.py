@@ -187,3 +187,18 @@ def test_a_definitions_share_of_the_question_tells_what_is_x_from_a_question_abo
     assert question_share("what is a woonerf?", ["woonerf"]) == 1.0
     assert question_share("what does 'monopole' mean in the code?", ["monopole"]) == 1.0
     assert question_share("can we put speed bumps in the woonerf to slow people down?", ["woonerf"]) < 0.3
+
+
+def test_a_quoted_sentence_that_announces_a_list_brings_its_items(res):
+    """"shall be initiated by:" is not an answer; its (a), (b), (c) are, each on its line."""
+    given = passage.passages(res.read("How may an amendment to the Zoning Map be initiated?"), res)
+    lines = given.answer.split("\n")
+    assert lines[0].endswith("initiated by:")
+    assert [line[:3] for line in lines[1:4]] == ["(a)", "(b)", "(c)"]
+    assert "resolution of the Council or Commission" in lines[1]
+    assert given.signals["list_attached"] == 1.0
+
+
+def test_a_quote_without_a_list_says_so_in_its_signals(res):
+    given = passage.passages(res.read("woonerf speed limit"), res)
+    assert given.signals["list_attached"] == 0.0
