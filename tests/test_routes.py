@@ -98,6 +98,13 @@ def test_district_route(res):
     _check(district.candidates, "how tall can I build in NM?", res, proposes=False)
 
 
+def test_the_district_route_weighs_what_the_question_says_besides_the_district(res):
+    about = _check(district.candidates, "what is the NM district?", res)
+    aside = _check(district.candidates, "three townhouse units on one parcel in NM - what does the table say?", res)
+    assert about.signals["other_words"] == 0.0
+    assert aside.signals["other_words"] > 10.0
+
+
 def test_passage_route(res):
     assert _check(passage.candidates, "woonerf speed limit", res).route == "passage"
     _check(passage.about_named, "woonerf speed limit", res, proposes=False)  # nothing the vocabulary knows named
