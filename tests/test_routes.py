@@ -209,3 +209,9 @@ def test_a_quoted_sentence_that_announces_a_list_brings_its_items(res):
 def test_a_quote_without_a_list_says_so_in_its_signals(res):
     given = passage.passages(res.read("woonerf speed limit"), res)
     assert given.signals["list_attached"] == 0.0
+
+
+def test_a_table_asked_by_number_is_quoted_from_its_own_title(res):
+    """17.24.030 prints Tables 2-17 and 2-18: "Table 2-18" quotes 2-18, not the section's opening."""
+    given = _check(section.by_table, "Table 2-18", res)
+    assert given.first_line.startswith("Table 2-18 TOC Zone Development Standards")
