@@ -68,7 +68,10 @@ def present(kind: str, sentence: str) -> bool:
 
 # -- units: what a number is measured in -------------------------------------------------------------
 _UNIT_CUES = (
-    ("percent", re.compile(r"\bpercent(?:age)?\b|%|\bshare of\b|\bportion of\b|\bfraction of\b|\bhow much of\b", re.I)),
+    ("percent", re.compile(r"\bpercent(?:age)?\b|%|\bshare of\b|\bportion of\b|\bfraction of\b|\bhow much of\b"
+                           # a part of a whole in words or figures: "a third of", "half of the", "40 of the 100"
+                           r"|\b(?:a|one|two|three) (?:half|third|thirds|quarter|quarters|fourth|fifth)s? of\b"
+                           r"|\bhalf (?:of )?(?:the|a|all|our|my|their)\b|\b\d+ (?:out )?of (?:the |our |my |their )?\d+\b", re.I)),
     ("length", re.compile(r"\bhow (?:tall|high|wide|far|deep|close|long|low)\b|\b(?:height|width|depth|setback|clearance|"
                           r"distance|feet|foot|inches|inch)\b|\bset back\b", re.I)),
     ("area", re.compile(r"\bhow big\b|\b(?:size|area|square f(?:ee|oo)t|sq\.? ?ft|acres?|dimensions?)\b", re.I)),
@@ -131,6 +134,7 @@ def measure_in(values: str) -> str:
 # (general English): what must be found or shown, whether a decision may be referred, what happens if.
 _ASKED_CUES = (
     ("findings", re.compile(r"\bwhat (?:findings|criteria)\b|\bfindings? (?:are |is )?(?:required|needed|necessary)\b"
+                            r"|\b(?:the|all|list|every|any) (?:\w+ )?findings\b"
                             r"|\b(?:required|necessary) findings\b|\bwhat (?:must|does|do|has to|have to|shall|should|needs? to)\b"
                             r"[\w\s]{0,40}?\b(?:find|found|determine|determined|show|shown|demonstrate|prove)\b", re.I)),
     ("referral", re.compile(r"\brefer(?:s|red|ral|ring)?\b", re.I)),

@@ -215,3 +215,18 @@ def test_a_table_asked_by_number_is_quoted_from_its_own_title(res):
     """17.24.030 prints Tables 2-17 and 2-18: "Table 2-18" quotes 2-18, not the section's opening."""
     given = _check(section.by_table, "Table 2-18", res)
     assert given.first_line.startswith("Table 2-18 TOC Zone Development Standards")
+
+
+@pytest.mark.parametrize("question", ["Can a third of the required parking stalls be compact?",
+                                      "The applicant wants 40 of the 100 required stalls compact. OK?",
+                                      "Compact stalls can make up half of a parking lot now, right?"])
+def test_a_part_of_a_whole_asks_for_a_percentage(question):
+    assert answer_type.units_asked(question) == frozenset({"percent"})
+    assert not answer_type.units_agree(question, "Width: 8 feet; Length including bumper overhang: 16 feet")
+
+
+@pytest.mark.parametrize("question", ["What are all the findings the council has to make to approve a rezoning?",
+                                      "list the findings for a general plan amendment"])
+def test_a_question_naming_the_findings_asks_for_findings(question):
+    assert answer_type.asked(question) == "findings"
+    assert not answer_type.answers("findings", "body")
