@@ -264,3 +264,12 @@ def _tables_needing_words() -> dict[str, tuple[str, ...]]:
     path = Path(__file__).resolve().parent / "data" / "permit_tables.json"
     data = json.loads(path.read_text(encoding="utf-8"))["tables_needing_words"]
     return {table: tuple(_fold(word) for word in words) for table, words in data.items()}
+
+
+def words_beside(question: str, named: set[str], idf: dict, asking: frozenset[str] = frozenset()) -> float:
+    """The IDF weight of what ``question`` says besides the ``named`` words (a row's names, a district)
+    and the words that only ask (``asking``): "can a cell tower be *taller* in PF", "a *solar array* on my
+    rural land": a question about something the answer given does not state. Words the corpus never
+    uses weigh nothing ("exactly", "actually")."""
+    own = {w for w in words_of(question) if w not in STOP and w not in asking and len(w) > 2}
+    return round(sum(idf.get(w, 0.0) for w in own - named), 4)

@@ -230,3 +230,21 @@ def test_a_part_of_a_whole_asks_for_a_percentage(question):
 def test_a_question_naming_the_findings_asks_for_findings(question):
     assert answer_type.asked(question) == "findings"
     assert not answer_type.answers("findings", "body")
+
+
+def test_what_the_question_says_besides_the_row_is_measured(res):
+    """A permit or standards cell does not answer what the question asks besides its row."""
+    plain = _check(permit.candidates, "can I open a bar in CD?", res)
+    beside = _check(permit.candidates, "can a ground-mounted cell tower be taller in PF than in CG?", res)
+    assert plain.signals["question_unexplained"] == 0.0
+    assert beside.signals["question_unexplained"] > 5.0
+    ratio = _check(standards.candidates, "how many parking spaces for a restaurant", res)
+    assert ratio.signals["question_unexplained"] == 0.0
+
+
+def test_words_beside_weighs_only_words_the_corpus_uses():
+    from assistant.permits import words_beside
+
+    idf = {"solar": 4.0, "array": 3.0, "rural": 2.0}
+    assert words_beside("a solar array on my rural land, exactly", {"rural"}, idf) == 7.0
+    assert words_beside("what is RR exactly", {"rr"}, idf) == 0.0

@@ -9,7 +9,7 @@ from dataclasses import replace
 from .. import answer_type, compose, home
 from ..meaning import defined_terms, row_names
 from ..permits import (GENERIC, QUANTITY_WORDS, STOP, RowMatch, by_quantity, contradicted, family, quantity_decides,
-                       words_of)
+                       words_beside, words_of)
 from ..resources import PERMIT_TOPICS, STANDARDS_TOPICS, Resources, readable
 from ..standards import authority_entries
 from ..types import Answer, Candidate, Query
@@ -92,6 +92,7 @@ def _permit(query: Query, res: Resources) -> Answer | None:
     rivals = _rivals(best, matches, near if meant.get("by_meaning") else (), phrase, " ".join(query.land_uses))
     signals = {
         "row_explained": _explained(res, phrase, best.row),
+        "question_unexplained": _unexplained(query, res, best.row),
         "row_own": best.own, "row_complete": float(best.complete), "row_covered": best.covered,
         "by_everyday_word": float(bool(query.land_uses)),
         "row_margin": min(1.0, best.score - (runner.score if runner else 0.0)), "districts_named": float(bool(districts)),
@@ -291,6 +292,22 @@ def _explained(res: Resources, phrase: str, row: str) -> float:
         names = res.name_words[row] = frozenset(
             w for name in row_names(row, res.defined, res.vocabulary.everyday_pairs) for w in words_of(name))
     return round(len(words & names) / len(words), 4)
+
+
+def _unexplained(query: Query, res: Resources, row: str) -> float:
+    """What the whole question says besides the row's names and the districts (``words_beside``)."""
+    _explained(res, query.text, row)  # gathers the row's name words once
+    named = set(res.name_words.get(row, ())) | district_words(query, res)
+    return words_beside(query.corrected or query.text, named, res.corpus.idf, ASKING_WORDS | GENERIC | QUANTITY_WORDS)
+
+
+def district_words(query: Query, res: Resources) -> set[str]:
+    """The words of the named districts' symbols and names."""
+    named: set[str] = set()
+    for symbol in query.districts:
+        district = res.vocabulary.district(symbol)
+        named |= set(words_of(" ".join([symbol, district.name if district else ""])))
+    return named
 
 
 def use_meanings(res: Resources):

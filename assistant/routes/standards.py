@@ -10,8 +10,10 @@ import re
 from dataclasses import replace
 
 from .. import answer_type, compose
+from ..permits import QUANTITY_WORDS, words_beside, words_of
 from ..resources import STANDARDS_TOPICS, Resources, readable
 from ..types import Candidate, Query
+from .permit import ASKING_WORDS, district_words
 
 # Verbs of deciding (general English): "who approves / hears / signs off on / makes the call".
 DECIDING = re.compile(r"\b(?:decid\w*|decision\w*|authorit\w*|approv\w*|hear\w*|grant\w*|review\w*|sign\w*|rul\w*|call|issu\w*|den\w+|vote\w*|"
@@ -72,6 +74,15 @@ def per_district(query: Query, res: Resources) -> list[Candidate]:
         "cell_readable": readable(joined.lookups)}))]
 
 
+def _unexplained(query: Query, res: Resources, lookup) -> float:
+    """What the question says besides the row's label, its cells, the topics it was read as and the districts
+    (``words_beside``): "the 20-foot *stacking* area at a *shop*'s driveway" is not the storage-area ratio."""
+    stated = [lookup.row, *query.topics, *(f"{e.cell.category} {e.cell.column} {e.cell.value or ''}" for e in lookup.entries)]
+    named = set(words_of(" ".join(stated)))
+    named |= district_words(query, res)
+    return words_beside(query.corrected or query.text, named, res.corpus.idf, ASKING_WORDS | QUANTITY_WORDS)
+
+
 def _one_row(query: Query, res: Resources) -> list[Candidate]:
     asks = answer_type.detect(query.text)
     lookup = res.standards.lookup(query)
@@ -87,7 +98,8 @@ def _one_row(query: Query, res: Resources) -> list[Candidate]:
             "row_share": lookup.share, "row_margin": min(lookup.margin, 5.0),
             # another row fits the question's words as well, and only fewer unexplained words chose this one
             "row_tied": float(lookup.margin < STANDARDS_TIE),
-            "district_named": float(bool(query.districts)), "cell_readable": readable(found.lookups)}))]
+            "district_named": float(bool(query.districts)), "cell_readable": readable(found.lookups),
+            "question_unexplained": _unexplained(query, res, lookup)}))]
     if lookup is None and asks != "other" and len(res.other_words(query)) <= 1:
         rows = res.standards.overview(query)
         if rows:
