@@ -159,9 +159,10 @@ AREA = r"sq\.?\s*f(?:ee)?t\.?|square\s+f(?:ee|oo)t|sf"
 # Counts in words, as residents write them ("four units", "a dozen older folks"): general English.
 NUMBER_WORDS = {word: value for value, word in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty".split())} | {"dozen": 12, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100}
+    "seventeen eighteen nineteen twenty".split())} | {"dozen": 12, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100,
+                                                       "half a dozen": 6, "half dozen": 6}
 # Words that state a quantity: a row's range accounts for them, not its label.
-QUANTITY_WORDS = frozenset({*NUMBER_WORDS, *(_fold(w) for w in "unit units client clients people ppl person persons resident "
+QUANTITY_WORDS = frozenset({*(w for w in NUMBER_WORDS if " " not in w), *(_fold(w) for w in "unit units client clients people ppl person persons resident "
                                                              "residents kids children adults seniors folks bed beds".split())})
 # Thousands are grouped by commas as typed, by spaces in the normalised question ("8,000" -> "8 000").
 NUMBER = r"(\d{1,3}(?:[, ]\d{3})+|\d+(?:\.\d+)?|" + "|".join(NUMBER_WORDS) + r")\s*(k)?"
@@ -214,7 +215,7 @@ def asked_quantity(phrase: str) -> tuple[str, float] | None:
     found = QUANTITY_IN_QUESTION.search(phrase.lower())
     if not found:
         return None
-    number = found.group(1).replace(",", "").replace(" ", "")
+    number = found.group(1) if found.group(1) in NUMBER_WORDS else found.group(1).replace(",", "").replace(" ", "")
     value = float(NUMBER_WORDS.get(number, 0) if number in NUMBER_WORDS else number) * (1000 if found.group(2) else 1)
     return ("count" if found.group("count") else "area"), value
 

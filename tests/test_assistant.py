@@ -217,6 +217,7 @@ def test_a_question_states_a_count_of_people_or_an_area():
     assert asked_quantity("could I build a 12 unit apartment building") == ("count", 12)
     assert asked_quantity("a 3,000 sq ft shop") == ("area", 3000)
     assert asked_quantity("a 25k square foot store") == ("area", 25000)
+    assert asked_quantity("can I build half a dozen apartments") == ("count", 6)  # not a dozen
     assert asked_quantity("a shop open since 2026") is None
     assert family("Adult day care - 7 to 14 clients") == family("Adult day care - 15 or more clients") == "adult day care"
 
