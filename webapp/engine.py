@@ -137,6 +137,7 @@ class Engine:
         self._referred: dict[str, list] | None = None
         self._versions: tuple = ()  # the table versions the grids were built from
         self._coverage = None
+        self._changes: dict[str, object] = {}  # document id -> webapp.changes.DocumentChanges (or None)
 
     # -- loading -------------------------------------------------------------------------------
     @classmethod
@@ -217,14 +218,15 @@ class Engine:
         raise IndexUnavailable(self.status.text())
 
     # -- answers -------------------------------------------------------------------------------
-    def ask(self, question: object, history: list | None = None):
+    def ask(self, question: object, history: list | None = None, as_of: str = ""):
         """The assistant's Answer (recorded in the question log when there is one); see ``_ask``."""
-        return self.ask_logged(question, history)[0]
+        return self.ask_logged(question, history, as_of)[0]
 
-    def ask_logged(self, question: object, history: list | None = None) -> tuple:
+    def ask_logged(self, question: object, history: list | None = None, as_of: str = "") -> tuple:
         """(Answer, its id in the question log): the id a resident's mark goes to; None when the log is
-        off or the row was not written (then the answer cannot be marked)."""
-        answer = self._ask(question, history)
+        off or the row was not written (then the answer cannot be marked). ``as_of``: an ISO date
+        (checked by the caller) the answer is to be valid for; "" for the law now in force."""
+        answer = self._ask(question, history, as_of)
         entry = self.question_log.record(answer) if self.question_log is not None else None
         return answer, entry
 
@@ -246,11 +248,12 @@ class Engine:
             return "Not recorded: the question log could not be written."
         return ""
 
-    def _ask(self, question: object, history: list | None = None):
+    def _ask(self, question: object, history: list | None = None, as_of: str = ""):
         """The assistant's Answer; the same question gives the same Answer (cached).
 
         ``history``: earlier (question, answer) turns, passed on when the assistant takes them
-        (follow-up questions); an assistant without that parameter answers the question alone."""
+        (follow-up questions); an assistant without that parameter answers the question alone.
+        ``as_of``: the day to answer as of (``Assistant.ask_as_of``); "" for today's law."""
         from index import EncoderError, IndexStoreError
 
         from assistant.types import Answer
@@ -268,6 +271,8 @@ class Engine:
         key = question if isinstance(question, str) else repr(question)
         if takes_history:
             key = repr((key, [q for q, _ in history[-4:]]))
+        if as_of:
+            key = repr((key, as_of))
         with self._lock:
             if key in self._answers:
                 self._answers.move_to_end(key)
@@ -275,7 +280,10 @@ class Engine:
         ready = self._ready.is_set()
 
         def answer_it():
-            return self.assistant.ask(question, history=list(history[-4:])) if takes_history else self.assistant.ask(question)
+            turns = list(history[-4:]) if takes_history else []
+            if as_of and hasattr(self.assistant, "ask_as_of"):
+                return self.assistant.ask_as_of(question, as_of, history=turns)
+            return self.assistant.ask(question, history=turns) if turns else self.assistant.ask(question)
 
         try:
             self._waiting.off = not ready  # first without waiting: table and section answers need no index
@@ -489,6 +497,18 @@ class Engine:
             self.grids()
             self._coverage = build_coverage(self.documents(), self.corpus.sections, self._versions, self.corpus.references())
         return self._coverage
+
+    def document_changes(self, document_id: str):
+        """What a loaded document changed when it came in (``webapp.changes.DocumentChanges``), None when
+        no such document is loaded; built once per document (about 0.2 s)."""
+        from .changes import document_changes
+
+        key = str(document_id or "")[:20]
+        if key not in self._changes:
+            found = document_changes(list(self.corpus.sections), self.documents(), key)
+            with self._lock:
+                self._changes[key] = found
+        return self._changes[key]
 
     def _date_of(self, document: str) -> str:
         info = self.corpus.documents.get(document)

@@ -249,7 +249,24 @@ def _reading(read_as: list[str], answer) -> list[str]:
     confidence = confidence_words(getattr(answer, "confidence", None), getattr(answer, "how_sure", ""))
     if confidence:
         out.append(f'<p class="confidence">How sure: {esc(confidence)}</p>')
+    valid = valid_for(getattr(answer, "as_of", None))
+    if valid:
+        out.append(f'<p class="valid-for">{esc(valid)}</p>')
     return out
+
+
+def valid_for(as_of) -> str:
+    """The day an answer is valid for, from its JSON ``as_of``: "Valid for 2024-06-01: the law as
+    it stood under Telecommunications facilities ordinance (2023-11-06); later documents not applied."."""
+    if not isinstance(as_of, dict) or not as_of.get("date"):
+        return ""
+    day, documents = as_of["date"], as_of.get("documents") or []
+    if not documents:
+        return f"Valid for {day}: no loaded document was in force that day."
+    if not as_of.get("ignored"):
+        return f"Valid for {day}: the law as all {len(documents)} loaded documents state it."
+    names = "; ".join(f"{d.get('title') or d.get('id')} ({d.get('date')})" for d in documents)
+    return f"Valid for {day}: the law as it stood under {names}; later documents not applied."
 
 
 def _nearest_list(nearest: list) -> str:
@@ -675,6 +692,8 @@ def coverage_view(coverage, summary: str) -> str:
         out.append(f"<h3>{esc(document.short_title)} ({esc(document.date)})</h3>")
         out.append(f'<p class="section-meta">{esc(document.title)}; {esc(document.kind)}'
                    + (f"; {esc(document.status)}" if document.status else "") + "</p>")
+        out.append(f'<p>{link("What it changed", "?changes=" + document.id, {"do": "changes", "doc": document.id}, "changes-link")}'
+                   "</p>")
         if document.tables:
             tables = ", ".join(link(f"Table {t}", grid_url(s, t), {"do": "grid", "section": s, "table": t})
                                for t, s in document.tables)

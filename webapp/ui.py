@@ -18,7 +18,8 @@ from typing import Any
 
 from . import pages, views
 from .engine import MAX_LOOKUP_CHARS, MAX_QUESTION_CHARS, Engine
-from .viewer import MAX_TURNS, READER_EMPTY, Viewer
+from .changes import changes_url
+from .viewer import READER_EMPTY, Viewer, as_of_day
 
 EXAMPLES = (
     "Can I open a bar on East Cotati Avenue?",
@@ -54,7 +55,8 @@ CSS = """
 .turn .asked { margin: 0 0 4px; color: #374151; font-size: 0.92em; overflow-wrap: anywhere; }
 .turn .headline { font-size: 1.2em; line-height: 1.35; margin: 2px 0 6px; color: #111827; scroll-margin-top: 12px; }
 .turn.abstained .headline { color: #7c2d12; }
-.turn .read-as, .turn .confidence { margin: 2px 0; font-size: 0.9em; color: #374151; font-style: italic; }
+#as-of-note p { margin: 2px 0; color: #7c2d12; font-weight: 600; }
+.turn .read-as, .turn .confidence, .turn .valid-for { margin: 2px 0; font-size: 0.9em; color: #374151; font-style: italic; }
 .turn ul, .turn ol { margin: 6px 0 6px 1.3em; padding: 0; }
 .turn li { margin: 2px 0; }
 .turn .sources-head, .turn .nearest-head, .turn .followups p { margin: 8px 0 2px; font-weight: 600; font-size: 0.95em; }
@@ -207,7 +209,7 @@ JS = """
 """
 
 
-NAV_KINDS = frozenset({"ask", "cite", "mark", "section", "chapter", "coverage", "grid", "cell", "use"})
+NAV_KINDS = frozenset({"ask", "cite", "mark", "section", "chapter", "coverage", "changes", "grid", "cell", "use"})
 
 
 @dataclass
@@ -220,6 +222,8 @@ class Parts:
     question: Any = None
     ask_button: Any = None
     example_buttons: Any = None
+    as_of: Any = None
+    as_of_note: Any = None
     chat: Any = None
     live: Any = None
     reader: Any = None
@@ -276,6 +280,10 @@ def _ask_tab(gr, parts: Parts) -> None:
                                             info=f"Up to {MAX_QUESTION_CHARS:,} characters.", elem_id="question",
                                             scale=5, min_width=200, lines=1, max_lines=4, autofocus=False)
                 parts.ask_button = gr.Button("Ask", variant="primary", elem_id="ask-button", scale=1, min_width=80)
+                # Answers are valid for a day: today's law by default, an earlier day's on request.
+                parts.as_of = gr.Textbox(label="Law as of", value=_today, placeholder="YYYY-MM-DD", info="Today by default.",
+                                         elem_id="as-of", scale=2, min_width=130, lines=1, max_lines=1, max_length=20)
+            parts.as_of_note = gr.HTML("", elem_id="as-of-note", js_on_load=None, padding=False)
             gr.Markdown("Example questions (press one to ask it):", elem_id="examples-label", latex_delimiters=NO_MATH)
             with gr.Row(elem_id="examples"):
                 parts.example_buttons = [gr.Button(text, size="sm", min_width=0) for text in EXAMPLES]
@@ -284,6 +292,13 @@ def _ask_tab(gr, parts: Parts) -> None:
         with gr.Column(scale=2, min_width=320, elem_id="reader-col"):
             parts.reader = gr.HTML(READER_EMPTY, elem_id="reader", js_on_load=None, padding=False)
             parts.reader_cell = gr.HTML("", elem_id="reader-cell", js_on_load=None, padding=False)
+
+
+def _today() -> str:
+    """The "as of" box's value when a page opens (evaluated per page load, not at start)."""
+    import datetime
+
+    return datetime.date.today().isoformat()
 
 
 def _browse_tab(gr, parts: Parts, contents_html: str) -> None:
@@ -318,12 +333,13 @@ def _footer(gr, parts: Parts, engine: Engine) -> None:
 def _wire(gr, demo, parts: Parts, events: "Events") -> None:
     """Every event, private to the page, and the two public API endpoints."""
     p, private = parts, {"api_visibility": "private"}
-    answer_outputs = [p.question, p.chat, p.state, p.live, p.reader, p.reader_cell]
-    p.question.submit(events.respond, [p.question, p.state], answer_outputs, **private)
-    p.ask_button.click(events.respond, [p.question, p.state], answer_outputs, **private)
+    answer_outputs = [p.question, p.chat, p.state, p.live, p.reader, p.reader_cell, p.as_of_note]
+    p.question.submit(events.respond, [p.question, p.state, p.as_of], answer_outputs, **private)
+    p.ask_button.click(events.respond, [p.question, p.state, p.as_of], answer_outputs, **private)
     for button in p.example_buttons:
-        button.click(lambda turns, _text=button.value: events.respond(_text, turns), [p.state], answer_outputs, **private)
-    p.nav_box.change(events.navigate, [p.nav_box, p.state], set(events.nav_outputs()), **private)
+        button.click(lambda turns, day, _text=button.value: events.respond(_text, turns, day), [p.state, p.as_of],
+                     answer_outputs, **private)
+    p.nav_box.change(events.navigate, [p.nav_box, p.state, p.as_of], set(events.nav_outputs()), **private)
     jump_outputs = [p.staff_view, p.staff_copy, p.staff_cell]
     p.jump_box.submit(events.viewer.jump, [p.jump_box], jump_outputs, **private)
     p.jump_button.click(events.viewer.jump, [p.jump_box], jump_outputs, **private)
@@ -347,26 +363,35 @@ class Events:
         self.viewer, self.parts, self.engine = viewer, parts, viewer.engine
 
     # -- answers --------------------------------------------------------------------------------
-    def respond(self, question: str, turns: list):
+    def respond(self, question: str, turns: list, as_of: str = ""):
+        """(question box, chat, state, live region, reader, reader's cell, the "as of" note) after a question;
+        a bad "as of" date keeps the question in its box and says in one line what is wrong."""
         import gradio as gr
 
         if not isinstance(question, str) or not question.strip():
-            return (gr.skip(),) * 6  # an empty submit does nothing
-        turns, live, reader = self.viewer.answer(question, turns or [])
-        return "", self.viewer.cards(turns), turns, live, reader, ""
+            return (gr.skip(),) * 7  # an empty submit does nothing
+        day, problem = as_of_day(as_of)
+        if problem:
+            return gr.skip(), gr.skip(), gr.skip(), views.md_escape(problem), gr.skip(), gr.skip(), _problem(problem)
+        turns, live, reader = self.viewer.answer(question, turns or [], day)
+        return "", self.viewer.cards(turns), turns, live, reader, "", ""
 
     # -- the one entry point of data-nav links ------------------------------------------------
     def nav_outputs(self) -> list:
         p = self.parts
-        return [p.chat, p.state, p.live, p.reader, p.reader_cell, p.staff_view, p.staff_cell, p.staff_copy, p.tabs]
+        return [p.chat, p.state, p.live, p.reader, p.reader_cell, p.staff_view, p.staff_cell, p.staff_copy, p.tabs,
+                p.as_of_note]
 
-    def navigate(self, raw: str, turns: list) -> dict:
-        """The view a data-nav command asks for, shown where its link was (the reader or the staff view)."""
+    def navigate(self, raw: str, turns: list, as_of: str = "") -> dict:
+        """The view a data-nav command asks for, shown where its link was (the reader or the staff view);
+        a follow-up question is answered as of the "as of" box's day."""
         command = _command(raw)
         kind = command.get("do")
         if kind not in NAV_KINDS:
             return {}
         target = "staff" if command.get("target") == "staff" else "ask"
+        if kind == "ask":
+            command = {**command, "as_of": as_of}
         return getattr(self, f"_nav_{kind}")(command, target, list(turns or []))
 
     def _outs(self, target: str) -> tuple:
@@ -388,9 +413,12 @@ class Events:
         if not question.strip():
             return {}
         p = self.parts
-        turns, live_text, reader_html = self.viewer.answer(question, turns)
+        day, problem = as_of_day(command.get("as_of"))
+        if problem:
+            return {p.live: views.md_escape(problem), p.as_of_note: _problem(problem), p.tabs: gr.Tabs(selected="ask")}
+        turns, live_text, reader_html = self.viewer.answer(question, turns, day)
         return {p.chat: self.viewer.cards(turns), p.state: turns, p.live: live_text, p.reader: reader_html,
-                p.reader_cell: "", p.tabs: gr.Tabs(selected="ask")}
+                p.reader_cell: "", p.as_of_note: "", p.tabs: gr.Tabs(selected="ask")}
 
     def _nav_cite(self, command: dict, target: str, turns: list) -> dict:
         try:
@@ -419,6 +447,13 @@ class Events:
 
         p = self.parts
         return {p.staff_view: self.viewer.coverage_view(), p.staff_cell: "", p.tabs: gr.Tabs(selected="staff")}
+
+    def _nav_changes(self, command: dict, target: str, turns: list) -> dict:
+        import gradio as gr
+
+        p, document = self.parts, _text(command, "doc")[:20]
+        view = f'<span hidden data-set-url="{pages.esc(changes_url(document))}"></span>' + self.viewer.changes_view(document)
+        return {p.staff_view: view, p.staff_cell: "", p.staff_copy: "", p.tabs: gr.Tabs(selected="staff")}
 
     def _nav_grid(self, command: dict, target: str, turns: list) -> dict:
         section, table = _text(command, "section"), _text(command, "table")
@@ -488,6 +523,8 @@ class Events:
         document = (params.get("doc") or "")[:10]
         if params.get("coverage"):
             return gr_keep(), viewer.coverage_view(), ""
+        if params.get("changes"):
+            return gr_keep(), viewer.changes_view((params.get("changes") or "")[:20]), ""
         if section_id and table:
             view, cite = viewer.grid_view(section_id, table)
             if view is not None:
@@ -507,6 +544,10 @@ def gr_keep():
     import gradio as gr
 
     return gr.Textbox()
+
+
+def _problem(line: str) -> str:
+    return f'<p role="alert">{pages.esc(line)}</p>'
 
 
 def _command(raw: object) -> dict:

@@ -6,7 +6,7 @@ method returns HTML (or, for the public API, Markdown and plain text)."""
 
 from __future__ import annotations
 
-from . import pages, structure, views
+from . import changes, pages, structure, views
 from .engine import Engine
 
 MAX_TURNS = 10  # questions kept per session (server-side state)
@@ -44,10 +44,11 @@ class Viewer:
         answer = self.engine.ask(question)
         return views.answer_markdown(answer, self.document_label, nearest=self.nearest(answer), contact=self.contact)
 
-    def answer(self, question: str, turns: list):
-        """(turns, the live region's text, the reader's view) after answering ``question``. Turns are
-        (question, Answer, its question-log id or None, the resident's mark: {mark, comment, note})."""
-        answer, entry = self.engine.ask_logged(question, history=[(q, a) for q, a, *_ in turns])
+    def answer(self, question: str, turns: list, as_of: str = ""):
+        """(turns, the live region's text, the reader's view) after answering ``question`` as of
+        ``as_of`` (a checked ISO date; "" for the law now in force). Turns are (question, Answer, its
+        question-log id or None, the resident's mark: {mark, comment, note})."""
+        answer, entry = self.engine.ask_logged(question, history=[(q, a) for q, a, *_ in turns], as_of=as_of)
         turns = (list(turns or []) + [(question, answer, entry, {})])[-MAX_TURNS:]
         reader = self.citation_view(answer, 0, scroll="inner") if answer.citations else READER_EMPTY
         return turns, views.md_escape(answer.first_line), reader
@@ -204,8 +205,32 @@ class Viewer:
         found = self.engine.coverage()
         return pages.coverage_view(found, coverage_mod.summary_line(found))
 
+    def changes_view(self, document: str) -> str:
+        """The page of what one loaded document changed, by table and section (``?changes=002``)."""
+        engine = self.engine
+        found = engine.document_changes(document)
+        now = lambda c: engine.cell_entry(c.section, c.table, c.row, c.column, c.category)  # noqa: E731
+        return changes.changes_page(found, document, self.document_label, now)
+
     def contents(self) -> str:
         return pages.contents(toc_labels(self.engine.toc()), self.engine.grid_list())
+
+
+def as_of_day(text: object, today: str = "") -> tuple[str, str]:
+    """(day, problem) of the "as of" box: day "" for the law now in force (empty, today or later),
+    else the ISO day to answer as of; problem: one line saying what is wrong with the text, or ""."""
+    import datetime
+
+    from ingest.asof import check_date
+
+    value = text.strip() if isinstance(text, str) else ""
+    if not value:
+        return "", ""
+    try:
+        day = check_date(value, 'The "as of" date')
+    except ValueError as error:
+        return "", f"{error}."
+    return ("" if day >= (today or datetime.date.today().isoformat()) else day), ""
 
 
 def short(text: str, limit: int = 100) -> str:
