@@ -489,7 +489,3 @@ def test_browser_as_of_an_earlier_day_and_what_an_ordinance_changed(server, brow
             "facilities ordinance) -> P") in page.text
     _wait(lambda: "changes=002" in browser.current_url, what="the change page's URL in the address bar")
     _axe(browser, "change page")
-    browser.get(server + "?changes=001")  # the URL alone opens a page
-    page = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#jump-view .changes-view[data-document='001']"),
-                 what="the corrections ordinance's change page from its URL")[0]
-    assert "Multifamily plex housing | NG: - (Ord. 939 (Santero Way and TOC districts)) -> P" in page.text

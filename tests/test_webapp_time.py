@@ -60,6 +60,9 @@ def test_an_earlier_day_is_answered_as_the_law_then_stood_and_says_so(engine):
     assert now.first_line == "Permitted (P); a zoning clearance is required."
     card = Viewer(engine).cards([(question, then, None, {})])
     assert "Valid for 2024-06-01: the law as it stood under Telecommunications facilities ordinance (2023-11-06)" in card
+    reader = Viewer(engine).citation_view(then, 0)
+    assert "This grid shows the table as it stands now; the answer is as of 2024-06-01." in reader
+    assert "stands now" not in Viewer(engine).citation_view(now, 0)
     # The question's own time words win over the box: "in 2026" is today's law whatever the box says.
     assert engine.ask("Can I open a gym in the LP district in 2026?", as_of="2024-06-01").first_line.startswith(
         "As of 2026-01-01: Permitted (P)")
@@ -107,3 +110,19 @@ def test_the_change_page_of_ord_939_and_of_an_unknown_document(engine):
     assert "Cite as: <span>§ 17.22.020, Table 2-4 — Ord. 939 (Santero Way and TOC districts), 2025-12-09</span>" in page
     assert changes_page(document_changes([], [], "zzz"), "zzz", str, lambda c: None).startswith('<p class="section-note">')
     assert "No loaded document has the id" in Viewer(engine).changes_view("zzz")
+
+
+def test_a_change_page_and_an_as_of_day_have_urls(engine):
+    """``/?changes=001`` opens that document's change page in the Browse tab (the browser test follows the
+    coverage page's link); ``?as_of=`` fills the "as of" box."""
+    from webapp.ui import Events, Parts
+
+    events = Events(Viewer(engine), Parts())
+    jump, view, cite = events.url_view({"changes": "001"})
+    assert 'data-document="001"' in view and "Multifamily plex housing | NG: - (Ord. 939" in view and cite == ""
+
+    class Request:
+        query_params = {"changes": "001", "as_of": "2024-06-01"}
+
+    shown = events.on_load(Request())
+    assert 'data-document="001"' in shown[3] and shown[-1] == "2024-06-01"

@@ -111,8 +111,8 @@ def _table_groups(found: DocumentChanges, label, now) -> list[str]:
         out.append("<p>It changed no table cell.</p>")
     for (section, table), changes in sorted(groups.items(), key=lambda item: (_number(item[0][1]), item[0][0])):
         cite = f"§ {section}, Table {table} — {label(found.document.id)}, {found.document.date}"
-        out.append(f'<h4>{pages.link(f"Table {table}", pages.grid_url(section, table), {"do": "grid", "section": section, "table": table})}'
-                   f" of § {pages.esc(section)} ({len(changes)})</h4>")
+        grid = pages.link(f"Table {table}", pages.grid_url(section, table), {"do": "grid", "section": section, "table": table})
+        out.append(f"<h4>{grid} of § {pages.esc(section)} ({len(changes)})</h4>")
         out.append(f'<p class="section-cite">Cite as: <span>{pages.esc(cite)}</span></p>')
         items = "".join(f"<li>{_cell_line(change, label, now(change))}</li>" for change in changes)
         # A long group (a first ordinance adds whole tables) is folded, so the page stays scannable.

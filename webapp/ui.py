@@ -12,6 +12,7 @@ read back by ``on_load``.
 """
 
 
+import datetime
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -281,7 +282,7 @@ def _ask_tab(gr, parts: Parts) -> None:
                                             scale=5, min_width=200, lines=1, max_lines=4, autofocus=False)
                 parts.ask_button = gr.Button("Ask", variant="primary", elem_id="ask-button", scale=1, min_width=80)
                 # Answers are valid for a day: today's law by default, an earlier day's on request.
-                parts.as_of = gr.Textbox(label="Law as of", value=_today, placeholder="YYYY-MM-DD", info="Today by default.",
+                parts.as_of = gr.Textbox(label="Law as of", placeholder="YYYY-MM-DD", info="Today by default.",
                                          elem_id="as-of", scale=2, min_width=130, lines=1, max_lines=1, max_length=20)
             parts.as_of_note = gr.HTML("", elem_id="as-of-note", js_on_load=None, padding=False)
             gr.Markdown("Example questions (press one to ask it):", elem_id="examples-label", latex_delimiters=NO_MATH)
@@ -292,13 +293,6 @@ def _ask_tab(gr, parts: Parts) -> None:
         with gr.Column(scale=2, min_width=320, elem_id="reader-col"):
             parts.reader = gr.HTML(READER_EMPTY, elem_id="reader", js_on_load=None, padding=False)
             parts.reader_cell = gr.HTML("", elem_id="reader-cell", js_on_load=None, padding=False)
-
-
-def _today() -> str:
-    """The "as of" box's value when a page opens (evaluated per page load, not at start)."""
-    import datetime
-
-    return datetime.date.today().isoformat()
 
 
 def _browse_tab(gr, parts: Parts, contents_html: str) -> None:
@@ -351,7 +345,7 @@ def _wire(gr, demo, parts: Parts, events: "Events") -> None:
     def on_load(request: gr.Request):  # the annotation is how gradio knows to pass the request
         return events.on_load(request)
 
-    demo.load(on_load, None, [p.status, p.tabs, p.jump_box, p.staff_view, p.staff_copy], queue=False, **private)
+    demo.load(on_load, None, [p.status, p.tabs, p.jump_box, p.staff_view, p.staff_copy, p.as_of], queue=False, **private)
     gr.api(events.viewer.ask_markdown, api_name="ask")
     gr.api(events.viewer.section_lookup, api_name="section")
 
@@ -504,16 +498,19 @@ class Events:
         return self.engine.status.text(), gr.Timer(active=not done)
 
     def on_load(self, request=None):
-        """The view a shared URL names (``?section=``, ``?table=``, ``?chapter=``, ``?coverage=1``), in the
-        Browse tab; the page as it is when the URL names none."""
+        """The view a shared URL names (``?section=``, ``?table=``, ``?chapter=``, ``?coverage=1``,
+        ``?changes=002``), in the Browse tab; the page as it is when the URL names none."""
         import gradio as gr
 
         params = dict(request.query_params) if request is not None else {}
+        # The "as of" box: the URL's day (?as_of=2024-06-01, checked when a question is asked), else
+        # today, set on each page load so a server running for days offers the right day.
+        day = (params.get("as_of") or "")[:20] or datetime.date.today().isoformat()
         found = self.url_view(params)
         if found is None:
-            return self.engine.status.text(), gr.Tabs(), gr.Textbox(), gr.HTML(), gr.Textbox()
+            return self.engine.status.text(), gr.Tabs(), gr.Textbox(), gr.HTML(), gr.Textbox(), day
         jump_text, view, cite = found
-        return self.engine.status.text(), gr.Tabs(selected="staff"), jump_text, view, cite
+        return self.engine.status.text(), gr.Tabs(selected="staff"), jump_text, view, cite, day
 
     def url_view(self, params: dict):
         """(the jump box's text, view, citation) for a shared URL's parameters; None when they name no view."""

@@ -85,7 +85,7 @@ class Viewer:
             rows = tuple(dict.fromkeys(c.get("row") for c in answer.lookups if c.get("table") == table and c.get("row")))
             columns = tuple(dict.fromkeys(c.get("column") for c in answer.lookups if c.get("table") == table))
             view = pages.grid_view(grid, engine.district_name, self.document_label, rows, columns)
-            return view.replace('data-scroll-to="center"', f'data-scroll-to="{scroll}"', 1)
+            return _earlier_note(answer) + view.replace('data-scroll-to="center"', f'data-scroll-to="{scroll}"', 1)
         section = engine.section(citation.section, citation.document) or engine.section(citation.section)
         if section is None:
             return self.missing(citation.section)
@@ -214,6 +214,16 @@ class Viewer:
 
     def contents(self) -> str:
         return pages.contents(toc_labels(self.engine.toc()), self.engine.grid_list())
+
+
+def _earlier_note(answer) -> str:
+    """Over a grid cited by an answer about an earlier day: the grid is today's table (a cell's history
+    has the earlier values)."""
+    as_of = getattr(answer, "as_of", None) or {}
+    if not as_of.get("ignored"):
+        return ""
+    return pages.note(f"This grid shows the table as it stands now; the answer is as of {as_of.get('date')}. "
+                      "Open a cell for its earlier values.")
 
 
 def as_of_day(text: object, today: str = "") -> tuple[str, str]:
