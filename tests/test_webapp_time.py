@@ -36,8 +36,10 @@ def test_valid_for_names_the_day_and_the_documents_then_in_force():
                "ignored": [{"id": "002", "date": "2025-12-09", "title": "Ord. 939"}]}
     assert pages.valid_for(earlier) == ("Valid for 2024-06-01: the law as it stood under Telecom ordinance (2023-11-06); "
                                         "later documents not applied.")
-    assert pages.valid_for({"date": "2026-08-11", "documents": [{}, {}], "ignored": []}) == (
-        "Valid for 2026-08-11: the law as all 2 loaded documents state it.")
+    assert pages.valid_for({"date": "2026-10-01", "documents": [{"date": "2026-08-11"}, {}], "ignored": []}) == (
+        "Valid for 2026-10-01: the law as all 2 loaded documents state it.")
+    assert pages.valid_for({"date": "2026-08-11", "documents": [{"date": "2026-08-11"}, {}], "ignored": []}) == (
+        "Valid from 2026-08-11, the newest loaded document's date: the law as all 2 state it.")
     assert pages.valid_for({}) == "" and pages.valid_for(None) == ""
 
 

@@ -264,6 +264,9 @@ def valid_for(as_of) -> str:
     if not documents:
         return f"Valid for {day}: no loaded document was in force that day."
     if not as_of.get("ignored"):
+        newest = max((d.get("date") or "" for d in documents), default="")
+        if newest == day:  # today's law: its date is the newest document's
+            return f"Valid from {day}, the newest loaded document's date: the law as all {len(documents)} state it."
         return f"Valid for {day}: the law as all {len(documents)} loaded documents state it."
     names = "; ".join(f"{d.get('title') or d.get('id')} ({d.get('date')})" for d in documents)
     return f"Valid for {day}: the law as it stood under {names}; later documents not applied."

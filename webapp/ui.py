@@ -284,7 +284,8 @@ def _ask_tab(gr, parts: Parts) -> None:
                 # Answers are valid for a day: today's law by default, an earlier day's on request.
                 parts.as_of = gr.Textbox(label="Law as of", placeholder="YYYY-MM-DD", info="Today by default.",
                                          elem_id="as-of", scale=2, min_width=130, lines=1, max_lines=1, max_length=20)
-            parts.as_of_note = gr.HTML("", elem_id="as-of-note", js_on_load=None, padding=False)
+            # Hidden until a date is wrong: an empty block would still push the examples down.
+            parts.as_of_note = gr.HTML("", elem_id="as-of-note", js_on_load=None, padding=False, visible=False)
             gr.Markdown("Example questions (press one to ask it):", elem_id="examples-label", latex_delimiters=NO_MATH)
             with gr.Row(elem_id="examples"):
                 parts.example_buttons = [gr.Button(text, size="sm", min_width=0) for text in EXAMPLES]
@@ -368,7 +369,7 @@ class Events:
         if problem:
             return gr.skip(), gr.skip(), gr.skip(), views.md_escape(problem), gr.skip(), gr.skip(), _problem(problem)
         turns, live, reader = self.viewer.answer(question, turns or [], day)
-        return "", self.viewer.cards(turns), turns, live, reader, "", ""
+        return "", self.viewer.cards(turns), turns, live, reader, "", _problem("")
 
     # -- the one entry point of data-nav links ------------------------------------------------
     def nav_outputs(self) -> list:
@@ -412,7 +413,7 @@ class Events:
             return {p.live: views.md_escape(problem), p.as_of_note: _problem(problem), p.tabs: gr.Tabs(selected="ask")}
         turns, live_text, reader_html = self.viewer.answer(question, turns, day)
         return {p.chat: self.viewer.cards(turns), p.state: turns, p.live: live_text, p.reader: reader_html,
-                p.reader_cell: "", p.as_of_note: "", p.tabs: gr.Tabs(selected="ask")}
+                p.reader_cell: "", p.as_of_note: _problem(""), p.tabs: gr.Tabs(selected="ask")}
 
     def _nav_cite(self, command: dict, target: str, turns: list) -> dict:
         try:
@@ -543,8 +544,11 @@ def gr_keep():
     return gr.Textbox()
 
 
-def _problem(line: str) -> str:
-    return f'<p role="alert">{pages.esc(line)}</p>'
+def _problem(line: str):
+    """The "as of" note: the line saying what is wrong with the date, shown; hidden when there is none."""
+    import gradio as gr
+
+    return gr.HTML(f'<p role="alert">{pages.esc(line)}</p>' if line else "", visible=bool(line))
 
 
 def _command(raw: object) -> dict:
