@@ -520,9 +520,9 @@ class Events:
         table, chapter = (params.get("table") or "")[:20], (params.get("chapter") or "")[:20]
         document = (params.get("doc") or "")[:10]
         if params.get("coverage"):
-            return gr_keep(), viewer.coverage_view(), ""
+            return _keep_box(), viewer.coverage_view(), ""
         if params.get("changes"):
-            return gr_keep(), viewer.changes_view((params.get("changes") or "")[:20]), ""
+            return _keep_box(), viewer.changes_view((params.get("changes") or "")[:20]), ""
         if section_id and table:
             view, cite = viewer.grid_view(section_id, table)
             if view is not None:
@@ -537,7 +537,7 @@ class Events:
         return wanted, view, cite
 
 
-def gr_keep():
+def _keep_box():
     """A component update that leaves the jump box as it is."""
     import gradio as gr
 
