@@ -113,6 +113,21 @@ class Assistant:
 
         return then.answer_then(point, history, documents, ask_then, ask_now, text)
 
+    def ask_as_of(self, question: object, day: str, history: Sequence = ()) -> Answer:
+        """``ask``, as of ``day`` (an ISO date) unless the question names a time or a change of its own:
+        the app's "as of" date, answered as a question naming that day is (``as_of`` says the day)."""
+        documents = list(self.corpus.documents.values())
+        try:
+            text = check_question(question)
+        except InvalidQuestion:
+            text = ""
+        if (not text or self.then_factory is None or timepoint.asked_change(text, documents)
+                or timepoint.asked_time(text, documents)):
+            return self.ask(question, history)
+        started = time.perf_counter()
+        answer = self._as_of(timepoint.TimePoint(day, f"as of {day}", text), text, history)
+        return replace(answer, timing_ms=(time.perf_counter() - started) * 1000)
+
     def resolve_uses(self, phrase: str, limit: int = 12, floor: float = permit.FINDER_FLOOR) -> list[tuple[str, str]]:
         """(table, row) of the permit-table rows a land-use phrase names, best first (the app's
         land-use finder; see routes.permit.resolve_uses)."""

@@ -444,3 +444,47 @@ def test_browser_decline_on_a_phone_names_what_is_not_loaded_and_the_coverage_pa
         _wait(lambda: "section=17.44.065" in browser.current_url, what="the jump box's URL in the address bar")
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_browser_as_of_an_earlier_day_and_what_an_ordinance_changed(server, browser):
+    """Issue 23: the "as of" box (today by default) answers as the law stood on an earlier day and says the day
+    the answer is valid for; a bad date gets one line; the coverage page opens each document's change page,
+    which lists the cells it changed (old -> new) and has a URL of its own (opened from the URL alone in
+    tests/test_webapp_time.py)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    browser.get(server)
+    day = _wait(lambda: [e for e in browser.find_elements(By.CSS_SELECTOR, "#as-of input, #as-of textarea")
+                         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", e.get_attribute("value") or "")], what="today in the as-of box")[0]
+    box = browser.find_element(By.CSS_SELECTOR, "#question textarea")
+
+    def ask_as_of(text: str) -> None:
+        day.send_keys(Keys.CONTROL, "a")
+        day.send_keys(text)
+        box.send_keys("Can I open a gym in the LP district?")
+        box.send_keys(Keys.ENTER)
+
+    ask_as_of("2024-13-01")
+    note = _wait(lambda: "".join(e.text for e in browser.find_elements(By.ID, "as-of-note")), what="the bad date's line")
+    assert note == "The \"as of\" date '2024-13-01': no such day."
+    assert not browser.find_elements(By.CSS_SELECTOR, "#chat .turn") and box.get_attribute("value")
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys(Keys.DELETE)
+    ask_as_of("2024-06-01")
+    headline = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#chat .turn.latest .headline"), what="the answer")[0]
+    assert headline.text == "As of 2024-06-01: Not allowed."  # today: permitted (P), since Ord. 939
+    valid = browser.find_element(By.CSS_SELECTOR, "#chat .turn.latest .valid-for").text
+    assert valid.startswith("Valid for 2024-06-01: the law as it stood under Telecommunications facilities ordinance")
+    assert all(not note.is_displayed() for note in browser.find_elements(By.ID, "as-of-note"))
+    browser.find_element(By.CSS_SELECTOR, "#app-head a.coverage-link").click()
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#jump-view .coverage-view"), what="the coverage page")
+    # The corrections ordinance (001): its page is short, so axe reads it quickly (Ord. 939's lists 800 cells).
+    next(a for a in browser.find_elements(By.CSS_SELECTOR, "#jump-view a.changes-link")
+         if "changes=001" in a.get_attribute("href")).click()
+    page = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#jump-view .changes-view[data-document='001']"),
+                 what="the corrections ordinance's change page")[0]
+    assert page.find_element(By.TAG_NAME, "h2").text == "What Corrections and streamlining ordinance (2026-08-11) changed"
+    assert "Multifamily plex housing | NG: - (Ord. 939 (Santero Way and TOC districts)) -> P" in page.text
+    _wait(lambda: "changes=001" in browser.current_url, what="the change page's URL in the address bar")
+    _axe(browser, "change page")

@@ -34,6 +34,17 @@ TABLE_ID = re.compile(r"^\s*(?:tables?\s*)?(\d{1,2}-\d{1,2})\s*$", re.I)
 
 
 log = logging.getLogger("webapp")
+# One question per kind of answer (passage, permit by meaning, standards, definition, provision, an
+# earlier day), asked once in the background before "ready": what makes the first answers slow is
+# each route's first use, not the question.
+WARM_QUESTIONS = (
+    "What does the code say about bicycle parking for offices?",
+    "Can I open a gym in the CG district?",
+    "How tall can a fence be?",
+    "What is a home occupation?",
+    "How long is a use permit valid?",
+    "In 2024, could I open a bar in the CE district?",
+)
 RETRY = "to retry, fix that and restart the app, or run `python -m index build`"
 LOOKUP_HINT = "Type a chapter (17.44), a section (17.44.065), a subsection (17.36.040(E)) or a table (Table 2-4)."
 
@@ -68,7 +79,9 @@ class IndexStatus:
             return (f"Search index unavailable: {without_paths(self.message)}. Permit-table, standards and section-number "
                     f"questions still work; {RETRY}.")
         if self.state == "warming":
-            return "Loading the search model… Permit-table, standards and section-number questions already work."
+            step = f" — {self.stage} {self.done}/{self.total}" if self.stage == "answers" and self.total else ""
+            return (f"Loading the search model and preparing answers{step}… Permit-table, standards and section-number "
+                    "questions already work.")
         if self.state == "building":
             step = f" — {self.stage} {self.done:,}/{self.total:,}" if self.total else (f" — {self.stage}" if self.stage else "")
             return f"Building the search index (first run only){step}… Permit-table, standards and section-number questions already work."
@@ -118,6 +131,7 @@ class Engine:
     standards: object = None  # assistant.standards.StandardsTables: height, parking, fences ... answers
     calibration: object = None  # assistant.confidence.Calibration; None: the one fitted on dev, as the CLI uses
     question_log: object = None  # assistant.questionlog.QuestionLog; None: questions are not recorded
+    warmers: tuple = ()  # callables run in the background before "ready" (the server's own first-use costs)
 
     def __post_init__(self):
         from assistant import confidence
@@ -137,6 +151,7 @@ class Engine:
         self._referred: dict[str, list] | None = None
         self._versions: tuple = ()  # the table versions the grids were built from
         self._coverage = None
+        self._changes: dict[str, object] = {}  # document id -> webapp.changes.DocumentChanges (or None)
 
     # -- loading -------------------------------------------------------------------------------
     @classmethod
@@ -175,6 +190,7 @@ class Engine:
             warm = getattr(searcher, "warm", None)
             if warm is not None:
                 warm()
+            self._warm_answers(searcher)
         except (IndexStoreError, IndexBuildError, EncoderError, OSError) as error:
             self._failed(str(error))
         except Exception as error:  # noqa: BLE001 - a background thread: report, or the status says "building" forever
@@ -189,6 +205,31 @@ class Engine:
             self._say(f"search index: ready ({self.status.chunks} passages, {self.status.seconds:.1f} s)")
         finally:
             self._finished.set()
+
+    def _warm_answers(self, searcher) -> None:
+        """Answer one question of each kind before saying "ready", so the first resident's question is as
+        quick as the tenth: the first answer of each route pays for lazy imports, parsed provisions, the
+        reader and the query's first embedding (seconds, where later answers take a fraction of one).
+        Not cached and not logged; a question that fails here is only noted in the log."""
+        self._waiting.searcher = searcher  # this thread may search before the index is declared ready
+        self.status.stage, self.status.total = "answers", len(WARM_QUESTIONS)
+        started = time.perf_counter()
+        for warmer in self.warmers:
+            try:
+                warmer()
+            except Exception as error:  # noqa: BLE001 - warming is an optimisation: never a reason to fail
+                log.warning("warming: %s failed: %s", getattr(warmer, "__name__", warmer), error)
+        try:
+            for done, question in enumerate(WARM_QUESTIONS):
+                self.status.done = done
+                try:
+                    self.assistant.ask(question)
+                except Exception as error:  # noqa: BLE001 - warming is an optimisation: never a reason to fail
+                    log.warning("warming answers: %r failed: %s", question, error)
+        finally:
+            self._waiting.searcher = None
+        self.status.done = len(WARM_QUESTIONS)
+        self._say(f"answers: warm ({len(WARM_QUESTIONS)} questions, {time.perf_counter() - started:.1f} s)")
 
     def _failed(self, reason: str) -> None:
         self.status.message = reason
@@ -208,6 +249,9 @@ class Engine:
         (self.echo or log.info)(line)
 
     def _searcher(self):
+        warming = getattr(self._waiting, "searcher", None)
+        if warming is not None:  # the index thread, answering its warm-up questions
+            return warming
         if self._thread is None:
             self.start_index()
         if not getattr(self._waiting, "off", False):
@@ -217,14 +261,15 @@ class Engine:
         raise IndexUnavailable(self.status.text())
 
     # -- answers -------------------------------------------------------------------------------
-    def ask(self, question: object, history: list | None = None):
+    def ask(self, question: object, history: list | None = None, as_of: str = ""):
         """The assistant's Answer (recorded in the question log when there is one); see ``_ask``."""
-        return self.ask_logged(question, history)[0]
+        return self.ask_logged(question, history, as_of)[0]
 
-    def ask_logged(self, question: object, history: list | None = None) -> tuple:
+    def ask_logged(self, question: object, history: list | None = None, as_of: str = "") -> tuple:
         """(Answer, its id in the question log): the id a resident's mark goes to; None when the log is
-        off or the row was not written (then the answer cannot be marked)."""
-        answer = self._ask(question, history)
+        off or the row was not written (then the answer cannot be marked). ``as_of``: an ISO date
+        (checked by the caller) the answer is to be valid for; "" for the law now in force."""
+        answer = self._ask(question, history, as_of)
         entry = self.question_log.record(answer) if self.question_log is not None else None
         return answer, entry
 
@@ -246,11 +291,12 @@ class Engine:
             return "Not recorded: the question log could not be written."
         return ""
 
-    def _ask(self, question: object, history: list | None = None):
+    def _ask(self, question: object, history: list | None = None, as_of: str = ""):
         """The assistant's Answer; the same question gives the same Answer (cached).
 
         ``history``: earlier (question, answer) turns, passed on when the assistant takes them
-        (follow-up questions); an assistant without that parameter answers the question alone."""
+        (follow-up questions); an assistant without that parameter answers the question alone.
+        ``as_of``: the day to answer as of (``Assistant.ask_as_of``); "" for today's law."""
         from index import EncoderError, IndexStoreError
 
         from assistant.types import Answer
@@ -268,6 +314,8 @@ class Engine:
         key = question if isinstance(question, str) else repr(question)
         if takes_history:
             key = repr((key, [q for q, _ in history[-4:]]))
+        if as_of:
+            key = repr((key, as_of))
         with self._lock:
             if key in self._answers:
                 self._answers.move_to_end(key)
@@ -275,7 +323,10 @@ class Engine:
         ready = self._ready.is_set()
 
         def answer_it():
-            return self.assistant.ask(question, history=list(history[-4:])) if takes_history else self.assistant.ask(question)
+            turns = list(history[-4:]) if takes_history else []
+            if as_of and hasattr(self.assistant, "ask_as_of"):
+                return self.assistant.ask_as_of(question, as_of, history=turns)
+            return self.assistant.ask(question, history=turns) if turns else self.assistant.ask(question)
 
         try:
             self._waiting.off = not ready  # first without waiting: table and section answers need no index
@@ -489,6 +540,18 @@ class Engine:
             self.grids()
             self._coverage = build_coverage(self.documents(), self.corpus.sections, self._versions, self.corpus.references())
         return self._coverage
+
+    def document_changes(self, document_id: str):
+        """What a loaded document changed when it came in (``webapp.changes.DocumentChanges``), None when
+        no such document is loaded; built once per document (about 0.2 s)."""
+        from .changes import document_changes
+
+        key = str(document_id or "")[:20]
+        if key not in self._changes:
+            found = document_changes(list(self.corpus.sections), self.documents(), key)
+            with self._lock:
+                self._changes[key] = found
+        return self._changes[key]
 
     def _date_of(self, document: str) -> str:
         info = self.corpus.documents.get(document)

@@ -249,7 +249,27 @@ def _reading(read_as: list[str], answer) -> list[str]:
     confidence = confidence_words(getattr(answer, "confidence", None), getattr(answer, "how_sure", ""))
     if confidence:
         out.append(f'<p class="confidence">How sure: {esc(confidence)}</p>')
+    valid = valid_for(getattr(answer, "as_of", None))
+    if valid:
+        out.append(f'<p class="valid-for">{esc(valid)}</p>')
     return out
+
+
+def valid_for(as_of) -> str:
+    """The day an answer is valid for, from its JSON ``as_of``: "Valid for 2024-06-01: the law as
+    it stood under Telecommunications facilities ordinance (2023-11-06); later documents not applied."."""
+    if not isinstance(as_of, dict) or not as_of.get("date"):
+        return ""
+    day, documents = as_of["date"], as_of.get("documents") or []
+    if not documents:
+        return f"Valid for {day}: no loaded document was in force that day."
+    if not as_of.get("ignored"):
+        newest = max((d.get("date") or "" for d in documents), default="")
+        if newest == day:  # today's law: its date is the newest document's
+            return f"Valid from {day}, the newest loaded document's date: the law as all {len(documents)} state it."
+        return f"Valid for {day}: the law as all {len(documents)} loaded documents state it."
+    names = "; ".join(f"{d.get('title') or d.get('id')} ({d.get('date')})" for d in documents)
+    return f"Valid for {day}: the law as it stood under {names}; later documents not applied."
 
 
 def _nearest_list(nearest: list) -> str:
@@ -314,6 +334,23 @@ def section_view(section, document_label: str, citation: str, quote: str = "", o
     if subsection and not target:
         target = structure.subsection_anchor(laid, subsection, text)
     heading = section_label(section.id, section.title, document_label)
+    attrs = ' data-from-url="1"' if from_url else ""
+    out = [f'<div class="section-view" data-section="{esc(section.id)}"{attrs}>']
+    if note:
+        out.append(f'<p class="section-note">{note}</p>')
+    out.append(f'<h{heading_level} class="section-head">{esc(heading)}</h{heading_level}>')
+    out.append(f'<p class="section-meta">{esc(" · ".join(_section_meta(section, document_label)))}</p>')
+    out.append(f'<p class="section-cite">Cite as: <span>{esc(citation)}</span></p>')
+    status = _section_status(quote, bool(spans), subsection, bool(target), others)
+    out.extend(f'<p class="section-note">{esc(line)}</p>' for line in status)
+    out.append(f'<div class="section-text" tabindex="0" role="region" aria-label="Text of {esc(heading)}">')
+    out.extend(_section_blocks(text, laid, spans, target, grids))
+    out.append("</div></div>")
+    return "".join(out)
+
+
+def _section_meta(section, document_label: str) -> list[str]:
+    """Where the section's text comes from: document, date, ordinance part, pages, excerpt."""
     meta = [document_label, section.date]
     where = views.ordinance_part(section.ordinance_section)
     if where:
@@ -322,24 +359,26 @@ def section_view(section, document_label: str, citation: str, quote: str = "", o
         meta.append(("page " if len(section.pages) == 1 else "pages ") + ", ".join(str(p) for p in section.pages))
     if section.excerpt:
         meta.append("excerpt: the document states only part of this section")
-    attrs = ' data-from-url="1"' if from_url else ""
-    out = [f'<div class="section-view" data-section="{esc(section.id)}"{attrs}>']
-    if note:
-        out.append(f'<p class="section-note">{note}</p>')
-    out.append(f'<h{heading_level} class="section-head">{esc(heading)}</h{heading_level}>')
-    out.append(f'<p class="section-meta">{esc(" · ".join(meta))}</p>')
-    out.append(f'<p class="section-cite">Cite as: <span>{esc(citation)}</span></p>')
+    return meta
+
+
+def _section_status(quote: str, found: bool, subsection: tuple, marked: bool, others: list[str] | None) -> list[str]:
+    """The notes above the text: whether the quote or subsection is marked, and other statements of it."""
+    lines = []
     if quote:
-        status = ("The quoted passage is highlighted." if spans else
-                  "The quoted passage could not be located word for word in this text; it reads: " + quote)
-        out.append(f'<p class="section-note">{esc(status)}</p>')
+        lines.append("The quoted passage is highlighted." if found else
+                     "The quoted passage could not be located word for word in this text; it reads: " + quote)
     elif subsection:
         wanted = "".join(f"({p})" for p in subsection)
-        out.append(f'<p class="section-note">{esc(f"Subsection {wanted} is highlighted." if target else f"Subsection {wanted} is not printed in this text.")}</p>')
+        lines.append(f"Subsection {wanted} is highlighted." if marked else f"Subsection {wanted} is not printed in this text.")
     if others:
-        out.append(f'<p class="section-note">Also stated in: {esc("; ".join(others))}.</p>')
-    scrolled = False
-    out.append(f'<div class="section-text" tabindex="0" role="region" aria-label="Text of {esc(heading)}">')
+        lines.append(f"Also stated in: {'; '.join(others)}.")
+    return lines
+
+
+def _section_blocks(text: str, laid: list, spans: list, target: int, grids: dict | None) -> list[str]:
+    """Each block as HTML, anchored q1, q2 ...; the first mark (or the target block) is scrolled to."""
+    out, scrolled = [], False
     for number, block in enumerate(laid, start=1):
         has_mark = any(a < block.end and b > block.start for a, b in spans)
         body = _marked(text, block, spans, first=has_mark and not scrolled)
@@ -350,19 +389,16 @@ def section_view(section, document_label: str, citation: str, quote: str = "", o
             if not scrolled:
                 extra = ' data-scroll-to="center"'
         scrolled = scrolled or has_mark or bool(extra)
-        tag = "p"
-        if block.kind == "table":
-            button = ""
-            if grids and block.table in grids:
-                owner = grids[block.table]
-                button = ("<p>" + link(f"Open Table {block.table} as a grid", grid_url(owner, block.table),
-                                       {"do": "grid", "section": owner, "table": block.table}, "grid-open") + "</p>")
-            out.append(f'<div class="{" ".join(classes)}" data-anchor="q{number}"{extra}>{button}'
-                       f'<pre>{body}</pre></div>')
+        if block.kind != "table":
+            out.append(f'<p class="{" ".join(classes)}" data-anchor="q{number}"{extra}>{body}</p>')
             continue
-        out.append(f'<{tag} class="{" ".join(classes)}" data-anchor="q{number}"{extra}>{body}</{tag}>')
-    out.append("</div></div>")
-    return "".join(out)
+        button = ""
+        if grids and block.table in grids:
+            owner = grids[block.table]
+            button = ("<p>" + link(f"Open Table {block.table} as a grid", grid_url(owner, block.table),
+                                   {"do": "grid", "section": owner, "table": block.table}, "grid-open") + "</p>")
+        out.append(f'<div class="{" ".join(classes)}" data-anchor="q{number}"{extra}>{button}<pre>{body}</pre></div>')
+    return out
 
 
 def _marked(text: str, block, spans, first: bool = False) -> str:
@@ -659,6 +695,8 @@ def coverage_view(coverage, summary: str) -> str:
         out.append(f"<h3>{esc(document.short_title)} ({esc(document.date)})</h3>")
         out.append(f'<p class="section-meta">{esc(document.title)}; {esc(document.kind)}'
                    + (f"; {esc(document.status)}" if document.status else "") + "</p>")
+        out.append(f'<p>{link("What it changed", "?changes=" + document.id, {"do": "changes", "doc": document.id}, "changes-link")}'
+                   "</p>")
         if document.tables:
             tables = ", ".join(link(f"Table {t}", grid_url(s, t), {"do": "grid", "section": s, "table": t})
                                for t, s in document.tables)

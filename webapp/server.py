@@ -159,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     log.info("loading the corpus and tables…")
     engine = Engine.load()
     engine.question_log = _question_log(args.settings)
+    engine.warmers = (warm_gradio,)
     demo = build_demo(engine, contact=args.planning_contact)  # imports gradio; the model's imports start after, not alongside
     engine.start_index()
     log.info("serving on http://%s:%s (Ctrl+C stops); answering to Host %s", args.host, args.port,
@@ -171,6 +172,15 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 1
     return 0
+
+
+def warm_gradio() -> None:
+    """gradio runs every event inside its matplotlib backend switch, which imports matplotlib and
+    pyplot (2-3 s) on the app's first event, whatever it is: do that before "ready" instead."""
+    from gradio import utils as gradio_utils
+
+    with gradio_utils.MatplotlibBackendMananger():  # gradio's spelling
+        pass
 
 
 def _question_log(config):

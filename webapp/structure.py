@@ -62,73 +62,96 @@ def _lines(text: str) -> list[tuple[int, int]]:
 
 def blocks(text: str, section_id: str = "", title: str = "") -> list[Block]:
     """The section's blocks in text order; together they cover every non-blank character once."""
-    out: list[Block] = []
-    last: dict[str, str] = {}  # marker kind -> last marker of that kind in the current branch
-    path: list[tuple[int, str]] = []  # (level, marker) of the open subsections
-    in_table = ""
-    blank_before = True
+    layout = _Layout(text, section_id, title)
+    for index, (start, end) in enumerate(_lines(text)):
+        layout.add_line(index, start, end)
+    return layout.out
 
-    def open_item(kind: str, marker: str, start: int, end: int):
+
+class _Layout:
+    """Laying out one section line by line: the blocks so far, the open subsections, and whether
+    the line before was blank or inside a printed table."""
+
+    def __init__(self, text: str, section_id: str, title: str):
+        self.text, self.section_id, self.title = text, section_id, title
+        self.out: list[Block] = []
+        self.last: dict[str, str] = {}  # marker kind -> last marker of that kind in the current branch
+        self.path: list[tuple[int, str]] = []  # (level, marker) of the open subsections
+        self.in_table = ""
+        self.blank_before = True
+
+    def open_item(self, kind: str, marker: str, start: int, end: int) -> None:
         level = LEVELS[kind]
-        while path and path[-1][0] >= level:
-            path.pop()
-        path.append((level, marker.strip("()")))
+        while self.path and self.path[-1][0] >= level:
+            self.path.pop()
+        self.path.append((level, marker.strip("()")))
         for deeper, number in LEVELS.items():
             if number > level:
-                last.pop(deeper, None)
-        last[kind] = marker.strip("()")
-        out.append(Block("item", start, end, level, marker, tuple(m for _, m in path)))
+                self.last.pop(deeper, None)
+        self.last[kind] = marker.strip("()")
+        self.out.append(Block("item", start, end, level, marker, tuple(m for _, m in self.path)))
 
-    for index, (start, end) in enumerate(_lines(text)):
-        line = text[start:end]
+    def add_line(self, index: int, start: int, end: int) -> None:
+        line = self.text[start:end]
         if not line.strip():
-            blank_before = True
-            continue
+            self.blank_before = True
+            return
         lead = len(line) - len(line.lstrip())
         start += lead
         line = line.lstrip()
         head = SECTION_HEAD.match(line)
+        if index == 0 or (head and (not self.section_id or head.group(1) == self.section_id)):
+            self._heading(line, start, end)
+        elif not self._table_or_notes(line, start, end):
+            self._running(line, start, end)
+
+    def _heading(self, line: str, start: int, end: int) -> None:
+        body = _heading_end(line, self.section_id, self.title)
+        self.out.append(Block("heading", start, start + body))
+        self.path.clear()
+        self.last.clear()
+        self.in_table = ""
+        self.blank_before = True  # the next line starts a paragraph of its own ...
+        if body < len(line.rstrip()):
+            rest = start + body + (len(line[body:]) - len(line[body:].lstrip()))
+            self.out.append(Block("para", rest, end))
+            self.blank_before = False  # ... unless the body began on the heading's line
+
+    def _table_or_notes(self, line: str, start: int, end: int) -> bool:
+        """A printed table's head, its notes, or a line of the table: True when the line was one."""
         table = TABLE_HEAD.match(line)
-        marker = MARKER.match(line)
-        if index == 0 or (head and (not section_id or head.group(1) == section_id)):
-            body = _heading_end(line, section_id, title)
-            out.append(Block("heading", start, start + body))
-            path.clear()
-            last.clear()
-            in_table = ""
-            blank_before = True  # the next line starts a paragraph of its own ...
-            if body < len(line.rstrip()):
-                rest = start + body + (len(line[body:]) - len(line[body:].lstrip()))
-                out.append(Block("para", rest, end))
-                blank_before = False  # ... unless the body began on the heading's line
-            continue
         if table:
-            in_table = table.group(1)
-            out.append(Block("table", start, end, table=in_table))
-            blank_before = False
-            continue
-        if NOTES.match(line):
-            in_table = ""
-            out.append(Block("notes", start, end))
-            blank_before = False
-            continue
-        if in_table and not (marker and _kind_of(marker)[0] == "upper"):
-            previous = out[-1]
-            out[-1] = Block("table", previous.start, end, table=previous.table)
-            continue
-        in_table = ""
+            self.in_table = table.group(1)
+            self.out.append(Block("table", start, end, table=self.in_table))
+        elif NOTES.match(line):
+            self.in_table = ""
+            self.out.append(Block("notes", start, end))
+        elif self.in_table and not ((marker := MARKER.match(line)) and _kind_of(marker)[0] == "upper"):
+            previous = self.out[-1]
+            self.out[-1] = Block("table", previous.start, end, table=previous.table)
+            return True  # a table's line leaves blank_before as it was
+        else:
+            return False
+        self.blank_before = False
+        return True
+
+    def _running(self, line: str, start: int, end: int) -> None:
+        """A subsection's first line, a paragraph's, or the next line of the block before."""
+        self.in_table = ""
+        marker = MARKER.match(line)
+        out = self.out
         if marker:
             kind, value = _kind_of(marker)
-            open_item(kind, value, start, end)
-        elif blank_before or not out:
-            level = path[-1][0] if path else 0
-            out.append(Block("para", start, end, level, "", tuple(m for _, m in path)))
+            self.open_item(kind, value, start, end)
+        elif self.blank_before or not out:
+            level = self.path[-1][0] if self.path else 0
+            out.append(Block("para", start, end, level, "", tuple(m for _, m in self.path)))
         else:
             previous = out[-1]
-            out[-1] = Block(previous.kind, previous.start, end, previous.level, previous.marker, previous.path, previous.table)
-        blank_before = False
-        _split_inline(text, out, open_item, last, path)
-    return out
+            out[-1] = Block(previous.kind, previous.start, end, previous.level, previous.marker, previous.path,
+                            previous.table)
+        self.blank_before = False
+        _split_inline(self.text, out, self.open_item, self.last, self.path)
 
 
 def _split_inline(text: str, out: list[Block], open_item, last: dict[str, str], path: list) -> None:

@@ -12,10 +12,15 @@ read back by ``on_load``.
 """
 
 
+import datetime
 import json
+from dataclasses import dataclass
+from typing import Any
 
-from . import pages, structure, views
+from . import pages, views
 from .engine import MAX_LOOKUP_CHARS, MAX_QUESTION_CHARS, Engine
+from .changes import changes_url
+from .viewer import READER_EMPTY, Viewer, as_of_day
 
 EXAMPLES = (
     "Can I open a bar on East Cotati Avenue?",
@@ -24,9 +29,6 @@ EXAMPLES = (
     "How tall can a fence be?",
     "What is the TOC district?",
 )
-MAX_TURNS = 10  # questions kept per session (server-side state)
-READER_EMPTY = ('<div class="reader-empty"><h2 class="reader-title">Sources</h2><p>Open a source under an answer '
-                "to read the section here, with the quoted words highlighted.</p></div>")
 STAFF_EMPTY = ('<div class="reader-empty"><p>Open a section, chapter or table from the contents, or type its number '
                "above.</p></div>")
 
@@ -54,7 +56,8 @@ CSS = """
 .turn .asked { margin: 0 0 4px; color: #374151; font-size: 0.92em; overflow-wrap: anywhere; }
 .turn .headline { font-size: 1.2em; line-height: 1.35; margin: 2px 0 6px; color: #111827; scroll-margin-top: 12px; }
 .turn.abstained .headline { color: #7c2d12; }
-.turn .read-as, .turn .confidence { margin: 2px 0; font-size: 0.9em; color: #374151; font-style: italic; }
+#as-of-note p { margin: 2px 0; color: #7c2d12; font-weight: 600; }
+.turn .read-as, .turn .confidence, .turn .valid-for { margin: 2px 0; font-size: 0.9em; color: #374151; font-style: italic; }
 .turn ul, .turn ol { margin: 6px 0 6px 1.3em; padding: 0; }
 .turn li { margin: 2px 0; }
 .turn .sources-head, .turn .nearest-head, .turn .followups p { margin: 8px 0 2px; font-weight: 600; font-size: 0.95em; }
@@ -207,372 +210,355 @@ JS = """
 """
 
 
+NAV_KINDS = frozenset({"ask", "cite", "mark", "section", "chapter", "coverage", "changes", "grid", "cell", "use"})
+
+
+@dataclass
+class Parts:
+    """The components the events read and write, set by the layout functions below."""
+
+    state: Any = None
+    nav_box: Any = None
+    tabs: Any = None
+    question: Any = None
+    ask_button: Any = None
+    example_buttons: Any = None
+    as_of: Any = None
+    as_of_note: Any = None
+    chat: Any = None
+    live: Any = None
+    reader: Any = None
+    reader_cell: Any = None
+    jump_box: Any = None
+    jump_button: Any = None
+    use_box: Any = None
+    use_results: Any = None
+    staff_view: Any = None
+    staff_cell: Any = None
+    staff_copy: Any = None
+    status: Any = None
+    timer: Any = None
+
+
 def build_demo(engine: Engine, contact: str = ""):
     """The app. ``contact``: the Planning Department contact line shown with refusals (none when empty)."""
     import gradio as gr
 
+    viewer = Viewer(engine, contact)
+    parts = Parts()
+    with gr.Blocks(title="Cotati land-use code assistant") as demo:
+        _header(gr, engine)
+        parts.state = gr.State([])
+        parts.nav_box = gr.Textbox(elem_id="nav", label="navigation", show_label=False, container=False)
+        with gr.Tabs(overflow_behavior="wrap") as parts.tabs:
+            with gr.Tab("Ask a question", id="ask"):
+                _ask_tab(gr, parts)
+            with gr.Tab("Browse the code", id="staff", elem_id="staff-panel"):
+                _browse_tab(gr, parts, viewer.contents())
+        _footer(gr, parts, engine)
+        _wire(gr, demo, parts, Events(viewer, parts))
+    return demo
+
+
+NO_MATH: list = []  # Markdown here is the code's words: "$" is a dollar, not LaTeX
+
+
+def _header(gr, engine: Engine) -> None:
     from ingest import coverage as coverage_mod
 
-    def document_label(document: str) -> str:
-        return engine.document_label(document)
+    line = pages.coverage_line(coverage_mod.summary_line(engine.coverage()))
+    gr.HTML('<div id="app-head"><h1>Cotati land-use code assistant</h1><p>Plain-English answers from the City of '
+            "Cotati's zoning ordinances and code chapters, each quoted with its source.</p>" + line + "</div>",
+            js_on_load=None, padding=False)
 
-    def known(section_id: str) -> bool:
-        return engine.section(section_id) is not None
 
-    # -- answers -----------------------------------------------------------------------------
-    def ask_markdown(question: str) -> str:
-        """Answer a question about the Cotati land-use code: Markdown, direct answer first, numbered citations."""
-        if not isinstance(question, str):
-            question = ""
-        answer = engine.ask(question)
-        return views.answer_markdown(answer, document_label, nearest=_nearest(answer), contact=contact)
+def _ask_tab(gr, parts: Parts) -> None:
+    """The question box and examples, the conversation, and the reader of sources beside it."""
+    with gr.Row(elem_id="ask-layout", equal_height=False):
+        with gr.Column(scale=3, min_width=320, elem_id="ask-col"):
+            with gr.Row(equal_height=True, elem_id="ask-row"):
+                parts.question = gr.Textbox(label="Your question", placeholder="e.g. Can I open a bar on East Cotati Avenue?",
+                                            info=f"Up to {MAX_QUESTION_CHARS:,} characters.", elem_id="question",
+                                            scale=5, min_width=200, lines=1, max_lines=4, autofocus=False)
+                parts.ask_button = gr.Button("Ask", variant="primary", elem_id="ask-button", scale=1, min_width=80)
+                # Answers are valid for a day: today's law by default, an earlier day's on request.
+                parts.as_of = gr.Textbox(label="Law as of", placeholder="YYYY-MM-DD", info="Today by default.",
+                                         elem_id="as-of", scale=2, min_width=130, lines=1, max_lines=1, max_length=20)
+            # Hidden until a date is wrong: an empty block would still push the examples down.
+            parts.as_of_note = gr.HTML("", elem_id="as-of-note", js_on_load=None, padding=False, visible=False)
+            gr.Markdown("Example questions (press one to ask it):", elem_id="examples-label", latex_delimiters=NO_MATH)
+            with gr.Row(elem_id="examples"):
+                parts.example_buttons = [gr.Button(text, size="sm", min_width=0) for text in EXAMPLES]
+            parts.chat = gr.HTML(pages.conversation([]), elem_id="chat", js_on_load=None, padding=False)
+            parts.live = gr.Markdown("", elem_id="answer-live", elem_classes=["sr-only"], latex_delimiters=NO_MATH)
+        with gr.Column(scale=2, min_width=320, elem_id="reader-col"):
+            parts.reader = gr.HTML(READER_EMPTY, elem_id="reader", js_on_load=None, padding=False)
+            parts.reader_cell = gr.HTML("", elem_id="reader-cell", js_on_load=None, padding=False)
 
-    def _nearest(answer) -> list:
-        ids = list(getattr(answer, "nearest", ()) or ())
-        out = []
-        for section_id in ids:
-            label, inside = engine.section_label(section_id)
-            out.append((section_id, _short(label), inside))
-        return out
 
-    def _label(section_id: str) -> str:
-        return _short(engine.section_label(section_id)[0])
+def _browse_tab(gr, parts: Parts, contents_html: str) -> None:
+    """The jump box, the land-use finder and the contents, and the staff view they open."""
+    gr.HTML('<h2 class="sr-only">Browse the code</h2>', js_on_load=None, padding=False)
+    with gr.Row(equal_height=True):
+        parts.jump_box = gr.Textbox(label="Go to a chapter, section, subsection or table",
+                                    placeholder="17.44, 17.44.065, 17.36.040(E) or Table 2-4",
+                                    max_length=MAX_LOOKUP_CHARS, elem_id="jump", scale=4, min_width=200)
+        parts.jump_button = gr.Button("Go", elem_id="jump-button", scale=1, min_width=80)
+    with gr.Row(equal_height=False):
+        with gr.Column(scale=1, min_width=260, elem_id="browse-col"):
+            parts.use_box = gr.Textbox(label="Find a land use in the permit tables", placeholder="gym, bar, granny unit…",
+                                       max_length=MAX_LOOKUP_CHARS, elem_id="use-find")
+            parts.use_results = gr.HTML("", elem_id="use-results", js_on_load=None, padding=False)
+            gr.HTML(contents_html, elem_id="toc", js_on_load=None, padding=False)
+        with gr.Column(scale=3, min_width=300, elem_id="staff-col"):
+            parts.staff_view = gr.HTML(STAFF_EMPTY, elem_id="jump-view", js_on_load=None, padding=False)
+            parts.staff_cell = gr.HTML("", elem_id="staff-cell", js_on_load=None, padding=False)
+            parts.staff_copy = gr.Textbox(label="Citation to copy", interactive=False, buttons=["copy"], elem_id="jump-copy")
 
-    def _anchor(citation) -> int:
-        """The block of the cited section holding the quote: the #qN of the citation's shareable URL."""
-        section = engine.section(citation.section, citation.document) or engine.section(citation.section)
-        if section is None or not citation.quote:
-            return 0
-        spans = views.highlight_spans(section.text, citation.quote)
-        return structure.anchor_of(structure.blocks(section.text, section.id, section.title), spans[0][0]) if spans else 0
 
-    def _cards(turns: list, marked: int | None = None) -> str:
-        """The conversation; ``marked``: the turn whose answer was just marked (its outcome takes the
-        focus, and the latest answer is not scrolled to again)."""
-        cards = []
-        for number, (asked, answer, entry, feedback) in enumerate(turns):
-            shown = asked if len(asked) <= 300 else asked[:300] + "…"
-            marks = None if entry is None else {**feedback, "focus": number == marked}
-            cards.append(pages.answer_card(number, answer, document_label, known, _nearest(answer), contact,
-                                           latest=number == len(turns) - 1, asked=shown, label=_label,
-                                           anchors=[_anchor(c) for c in answer.citations], feedback=marks,
-                                           scroll=marked is None))
-        return pages.conversation(cards)
+def _footer(gr, parts: Parts, engine: Engine) -> None:
+    """The disclaimer, the documents answers come from, and the search index's status."""
+    gr.Markdown(views.DISCLAIMER, elem_id="disclaimer", latex_delimiters=NO_MATH)
+    with gr.Accordion("The documents answers come from", open=False, elem_id="documents"):
+        gr.Markdown(views.documents_markdown(engine.documents()), latex_delimiters=NO_MATH)
+    parts.status = gr.Markdown(engine.status.text(), elem_id="index-status", latex_delimiters=NO_MATH)
+    parts.timer = gr.Timer(1.0)
 
-    def _answer(question: str, turns: list):
-        """Turns are (question, Answer, its question-log id or None, the resident's mark: {mark, comment, note})."""
-        answer, entry = engine.ask_logged(question, history=[(q, a) for q, a, *_ in turns])
-        turns = (list(turns or []) + [(question, answer, entry, {})])[-MAX_TURNS:]
-        live = views.md_escape(answer.first_line)
-        reader = READER_EMPTY
-        if answer.citations:
-            reader = _citation_view(answer, 0, scroll="inner")
-        return turns, live, reader
 
-    def respond(question: str, turns: list):
+def _wire(gr, demo, parts: Parts, events: "Events") -> None:
+    """Every event, private to the page, and the two public API endpoints."""
+    p, private = parts, {"api_visibility": "private"}
+    answer_outputs = [p.question, p.chat, p.state, p.live, p.reader, p.reader_cell, p.as_of_note]
+    p.question.submit(events.respond, [p.question, p.state, p.as_of], answer_outputs, **private)
+    p.ask_button.click(events.respond, [p.question, p.state, p.as_of], answer_outputs, **private)
+    for button in p.example_buttons:
+        button.click(lambda turns, day, _text=button.value: events.respond(_text, turns, day), [p.state, p.as_of],
+                     answer_outputs, **private)
+    p.nav_box.change(events.navigate, [p.nav_box, p.state, p.as_of], set(events.nav_outputs()), **private)
+    jump_outputs = [p.staff_view, p.staff_copy, p.staff_cell]
+    p.jump_box.submit(events.viewer.jump, [p.jump_box], jump_outputs, **private)
+    p.jump_button.click(events.viewer.jump, [p.jump_box], jump_outputs, **private)
+    p.use_box.submit(events.viewer.find_use, [p.use_box], [p.use_results], **private)
+    p.use_box.input(events.viewer.find_use, [p.use_box], [p.use_results], show_progress="hidden",
+                    trigger_mode="always_last", **private)
+    p.timer.tick(events.status_tick, None, [p.status, p.timer], queue=False, show_progress="hidden", **private)
+
+    def on_load(request: gr.Request):  # the annotation is how gradio knows to pass the request
+        return events.on_load(request)
+
+    demo.load(on_load, None, [p.status, p.tabs, p.jump_box, p.staff_view, p.staff_copy, p.as_of], queue=False, **private)
+    gr.api(events.viewer.ask_markdown, api_name="ask")
+    gr.api(events.viewer.section_lookup, api_name="section")
+
+
+class Events:
+    """What the page's events do: answer, follow data-nav links, keep marks, show status, open URLs."""
+
+    def __init__(self, viewer: Viewer, parts: Parts):
+        self.viewer, self.parts, self.engine = viewer, parts, viewer.engine
+
+    # -- answers --------------------------------------------------------------------------------
+    def respond(self, question: str, turns: list, as_of: str = ""):
+        """(question box, chat, state, live region, reader, reader's cell, the "as of" note) after a question;
+        a bad "as of" date keeps the question in its box and says in one line what is wrong."""
+        import gradio as gr
+
         if not isinstance(question, str) or not question.strip():
-            return (gr.skip(),) * 6  # an empty submit does nothing
-        turns, live, reader = _answer(question, turns or [])
-        return "", _cards(turns), turns, live, reader, ""
-
-    def _citation_view(answer, index: int, scroll: str = "center") -> str:
-        if not 0 <= index < len(answer.citations):
-            return READER_EMPTY
-        citation = answer.citations[index]
-        table = citation.table.replace("Table ", "") if citation.table else ""
-        grid = engine.grid(citation.section, table) if table else None
-        if grid is not None:
-            rows = tuple(dict.fromkeys(c.get("row") for c in answer.lookups if c.get("table") == table and c.get("row")))
-            columns = tuple(dict.fromkeys(c.get("column") for c in answer.lookups if c.get("table") == table))
-            view = pages.grid_view(grid, engine.district_name, document_label, rows, columns)
-            return view.replace('data-scroll-to="center"', f'data-scroll-to="{scroll}"', 1)
-        section = engine.section(citation.section, citation.document) or engine.section(citation.section)
-        if section is None:
-            return _missing(citation.section)
-        view = _section_view(section, quote=citation.quote, cite_table=citation.table,
-                             ordinance_section=citation.ordinance_section, heading_level=2)
-        return view.replace('data-scroll-to="center"', f'data-scroll-to="{scroll}"', 1)
-
-    def _missing(section_id: str) -> str:
-        referrers = [(s.id, pages.section_label(s.id, _short(s.title), document_label(s.document)), s.document)
-                     for s in engine.referrers(section_id)]
-        return pages.missing_section(section_id, engine.referenced_title(section_id), referrers)
-
-    def _section_cite(section, table: str = "", ordinance_section: str = "") -> str:
-        return views.citation_string(section.id, table, [(document_label(section.document), engine.document_kind(section.document),
-                                                          section.date, ordinance_section or section.ordinance_section)])
-
-    def _section_view(section, quote: str = "", anchor: int = 0, subsection: tuple = (), note: str = "",
-                      cite_table: str = "", ordinance_section: str = "", from_url: bool = False, heading_level: int = 3) -> str:
-        others = [f"{document_label(v.document)} ({v.date})" for v in engine.versions(section.id) if v.document != section.document]
-        return pages.section_view(section, document_label(section.document), _section_cite(section, cite_table, ordinance_section),
-                                  quote, others, note, engine.grids_of(section.id), anchor, subsection, from_url, heading_level)
-
-    # -- staff: jump box, contents, grids ----------------------------------------------------
-    def _lookup_view(text: str, from_url: bool = False, anchor: int = 0):
-        """(view HTML, citation to copy) for the jump box's text."""
-        found = engine.lookup(text)
-        if found.kind == "chapter":
-            sections = [(s.id, s.title, document_label(s.document), s.date, s.document) for s in found.sections]
-            return pages.chapter_view(found.chapter, sections, engine.referred_only(found.chapter)), ""
-        if found.kind == "table":
-            choices = [g for g in engine.grid_list() if g[1] == found.table]
-            if choices:
-                section_id, table, _ = choices[0] if len(choices) == 1 else next(
-                    (g for g in choices if g[0] == found.sections[0].id), choices[0])
-                grid = engine.grid(section_id, table)
-                view = pages.grid_view(grid, engine.district_name, document_label)
-                if len(choices) > 1:
-                    others = "; ".join(pages.link(f"Table {t} in § {s} {title}", pages.grid_url(s, t),
-                                                  {"do": "grid", "section": s, "table": t})
-                                       for s, t, title in choices if s != section_id)
-                    view = (f'<p class="section-note">Two tables are numbered {pages.esc(found.table)}: showing the one in '
-                            f"§ {pages.esc(section_id)}. Also: {others}.</p>") + view
-                return view, views.citation_string(section_id, table, _grid_sources(grid))
-        if not found.sections:
-            if found.message.endswith("is not in these documents.") and found.message.startswith("§ "):
-                return _missing(found.message.split()[1]), ""
-            return pages.note(found.message), ""
-        section = found.sections[0]
-        note = ""
-        if found.kind == "table":
-            names = [f"§ {s.id} {s.title}" for s in found.sections]
-            note = pages.esc(f"Table {found.table} is printed in: " + "; ".join(names) + f". Showing § {section.id}.")
-        view = _section_view(section, anchor=anchor, subsection=found.subsection, note=note, from_url=from_url)
-        return view, _section_cite(section)
-
-    def _grid_sources(grid) -> list:
-        seen = {}
-        for entry in sorted(grid.cells.values(), key=lambda e: (e.cell.date, e.cell.document)):
-            cell = entry.cell
-            seen.setdefault(cell.document, (document_label(cell.document), engine.document_kind(cell.document), cell.date,
-                                            cell.ordinance_section))
-        return list(seen.values())
-
-    def jump(text: str):
-        """The jump box's view; its shareable URL goes to the address bar (``data-set-url``)."""
-        if not isinstance(text, str):
-            text = ""
-        view, cite = _lookup_view(text)
-        url = pages.jump_url(engine.lookup(text), text)
-        return (f'<span hidden data-set-url="{pages.esc(url)}"></span>' if url else "") + view, cite, ""
-
-    def section_lookup(text: str) -> str:
-        """Full text of a section (17.44.065) or of the section printing a table (Table 2-4), with its citation."""
-        found = engine.lookup(text)
-        if not found.sections:
-            return found.message
-        section = found.sections[0]
-        return views.section_text(section, document_label(section.document), _section_cite(section))
-
-    def find_use(text: str):
-        if not isinstance(text, str):
-            text = ""
-        return pages.use_results(text, engine.resolve_uses(text))
-
-    def _use_view(table: str, row: str):
-        cells = engine.permit_row(table, row)
-        view = pages.permit_row_view(table, row, cells, engine.district_name, document_label)
-        cite = views.citation_string(cells[0].cell.section, table, views.row_sources(cells, document_label, engine.document_kind)) if cells else ""
-        return view, cite
+            return (gr.skip(),) * 7  # an empty submit does nothing
+        day, problem = as_of_day(as_of)
+        if problem:
+            return gr.skip(), gr.skip(), gr.skip(), views.md_escape(problem), gr.skip(), gr.skip(), _problem(problem)
+        turns, live, reader = self.viewer.answer(question, turns or [], day)
+        return "", self.viewer.cards(turns), turns, live, reader, "", _problem("")
 
     # -- the one entry point of data-nav links ------------------------------------------------
-    def navigate(raw: str, turns: list):
-        try:
-            command = json.loads(raw) if isinstance(raw, str) and raw else {}
-        except ValueError:
-            command = {}
-        if not isinstance(command, dict):
-            command = {}
-        target = "staff" if command.get("target") == "staff" else "ask"
-        view_out, cell_out = (staff_view, staff_cell) if target == "staff" else (reader, reader_cell)
-        kind = command.get("do")
-        text = lambda key: str(command.get(key) or "")[:MAX_LOOKUP_CHARS * 2]  # noqa: E731
-        if kind == "ask":
-            question_text = str(command.get("q") or "")
-            if not question_text.strip():
-                return {}
-            turns, live_text, reader_html = _answer(question_text, turns or [])
-            return {chat: _cards(turns), state: turns, live: live_text, reader: reader_html, reader_cell: "",
-                    tabs: gr.Tabs(selected="ask")}
-        if kind == "cite":
-            try:
-                asked, answer, *_ = (turns or [])[int(command.get("turn"))]
-                view = _citation_view(answer, int(command.get("n")))
-            except (TypeError, ValueError, IndexError):
-                view = pages.note("That answer is no longer in this conversation; ask the question again.")
-            return {view_out: view, cell_out: ""}
-        if kind == "mark":
-            return _mark(command, list(turns or []))
-        if kind == "section":
-            section_id = text("id")
-            section = engine.section(section_id, text("doc") or None) or engine.section(section_id)
-            if section is None:
-                return {view_out: _missing(section_id), cell_out: ""}
-            try:
-                anchor = int(command.get("anchor") or 0)
-            except (TypeError, ValueError):
-                anchor = 0
-            out = {view_out: _section_view(section, anchor=anchor), cell_out: ""}
-            if target == "staff":
-                out[staff_copy] = _section_cite(section)
-            return out
-        if kind == "chapter":
-            view, _ = _lookup_view(text("id"))
-            return {view_out: view, cell_out: ""}
-        if kind == "coverage":
-            return {staff_view: _coverage_view(), staff_cell: "", tabs: gr.Tabs(selected="staff")}
-        if kind == "grid":
-            grid = engine.grid(text("section"), text("table"))
-            if grid is None:
-                return {view_out: pages.note(f"Table {text('table')} of § {text('section')} is not parsed."), cell_out: ""}
-            row = text("row")
-            out = {view_out: pages.grid_view(grid, engine.district_name, document_label, (row,) if row else ()), cell_out: ""}
-            if target == "staff":
-                out[staff_copy] = views.citation_string(grid.section, grid.table, _grid_sources(grid))
-            return out
-        if kind == "cell":
-            entry = engine.cell_entry(text("section"), text("table"), str(command.get("row") or ""),
-                                      str(command.get("column") or ""), str(command.get("category") or ""))
-            if entry is None:
-                return {cell_out: pages.note("No cell there.")}
-            return {cell_out: pages.cell_info(entry, engine.district_name, document_label)}
-        if kind == "use":
-            view, cite = _use_view(text("table"), str(command.get("row") or ""))
-            out = {view_out: view, cell_out: ""}
-            if target == "staff":
-                out[staff_copy] = cite
-            return out
-        return {}
+    def nav_outputs(self) -> list:
+        p = self.parts
+        return [p.chat, p.state, p.live, p.reader, p.reader_cell, p.staff_view, p.staff_cell, p.staff_copy, p.tabs,
+                p.as_of_note]
 
-    def _mark(command: dict, turns: list) -> dict:
+    def navigate(self, raw: str, turns: list, as_of: str = "") -> dict:
+        """The view a data-nav command asks for, shown where its link was (the reader or the staff view);
+        a follow-up question is answered as of the "as of" box's day."""
+        command = _command(raw)
+        kind = command.get("do")
+        if kind not in NAV_KINDS:
+            return {}
+        target = "staff" if command.get("target") == "staff" else "ask"
+        if kind == "ask":
+            command = {**command, "as_of": as_of}
+        return getattr(self, f"_nav_{kind}")(command, target, list(turns or []))
+
+    def _outs(self, target: str) -> tuple:
+        p = self.parts
+        return (p.staff_view, p.staff_cell) if target == "staff" else (p.reader, p.reader_cell)
+
+    def _shown(self, target: str, view: str, cite: str | None = None) -> dict:
+        """A view in the target's place (its cell info cleared); the staff view also gets its citation."""
+        view_out, cell_out = self._outs(target)
+        out = {view_out: view, cell_out: ""}
+        if target == "staff" and cite is not None:
+            out[self.parts.staff_copy] = cite
+        return out
+
+    def _nav_ask(self, command: dict, target: str, turns: list) -> dict:
+        import gradio as gr
+
+        question = str(command.get("q") or "")
+        if not question.strip():
+            return {}
+        p = self.parts
+        day, problem = as_of_day(command.get("as_of"))
+        if problem:
+            return {p.live: views.md_escape(problem), p.as_of_note: _problem(problem), p.tabs: gr.Tabs(selected="ask")}
+        turns, live_text, reader_html = self.viewer.answer(question, turns, day)
+        return {p.chat: self.viewer.cards(turns), p.state: turns, p.live: live_text, p.reader: reader_html,
+                p.reader_cell: "", p.as_of_note: _problem(""), p.tabs: gr.Tabs(selected="ask")}
+
+    def _nav_cite(self, command: dict, target: str, turns: list) -> dict:
+        try:
+            asked, answer, *_ = turns[int(command.get("turn"))]
+            view = self.viewer.citation_view(answer, int(command.get("n")))
+        except (TypeError, ValueError, IndexError):
+            view = pages.note("That answer is no longer in this conversation; ask the question again.")
+        return self._shown(target, view)
+
+    def _nav_section(self, command: dict, target: str, turns: list) -> dict:
+        section_id = _text(command, "id")
+        section = self.engine.section(section_id, _text(command, "doc") or None) or self.engine.section(section_id)
+        if section is None:
+            return self._shown(target, self.viewer.missing(section_id))
+        try:
+            anchor = int(command.get("anchor") or 0)
+        except (TypeError, ValueError):
+            anchor = 0
+        return self._shown(target, self.viewer.section_view(section, anchor=anchor), self.viewer.section_cite(section))
+
+    def _nav_chapter(self, command: dict, target: str, turns: list) -> dict:
+        return self._shown(target, self.viewer.lookup_view(_text(command, "id"))[0])
+
+    def _nav_coverage(self, command: dict, target: str, turns: list) -> dict:
+        import gradio as gr
+
+        p = self.parts
+        return {p.staff_view: self.viewer.coverage_view(), p.staff_cell: "", p.tabs: gr.Tabs(selected="staff")}
+
+    def _nav_changes(self, command: dict, target: str, turns: list) -> dict:
+        import gradio as gr
+
+        p, document = self.parts, _text(command, "doc")[:20]
+        view = f'<span hidden data-set-url="{pages.esc(changes_url(document))}"></span>' + self.viewer.changes_view(document)
+        return {p.staff_view: view, p.staff_cell: "", p.staff_copy: "", p.tabs: gr.Tabs(selected="staff")}
+
+    def _nav_grid(self, command: dict, target: str, turns: list) -> dict:
+        section, table = _text(command, "section"), _text(command, "table")
+        view, cite = self.viewer.grid_view(section, table, _text(command, "row"))
+        if view is None:
+            return self._shown(target, pages.note(f"Table {table} of § {section} is not parsed."))
+        return self._shown(target, view, cite)
+
+    def _nav_cell(self, command: dict, target: str, turns: list) -> dict:
+        entry = self.engine.cell_entry(_text(command, "section"), _text(command, "table"), str(command.get("row") or ""),
+                                       str(command.get("column") or ""), str(command.get("category") or ""))
+        info = pages.note("No cell there.") if entry is None else pages.cell_info(entry, self.engine.district_name,
+                                                                                   self.viewer.document_label)
+        return {self._outs(target)[1]: info}
+
+    def _nav_use(self, command: dict, target: str, turns: list) -> dict:
+        view, cite = self.viewer.use_view(_text(command, "table"), str(command.get("row") or ""))
+        return self._shown(target, view, cite)
+
+    def _nav_mark(self, command: dict, target: str, turns: list) -> dict:
         """A resident's "helpful" or "wrong" (and comment) on one answer of this conversation, kept in the
         question log on that answer's row. The row is found from this session's own turns, so a page can
         mark only the answers it was given."""
+        p = self.parts
         try:
             number = int(command.get("turn"))
         except (TypeError, ValueError):
             number = -1
         if not 0 <= number < len(turns):
-            return {live: "That answer is no longer in this conversation; ask the question again."}
+            return {p.live: "That answer is no longer in this conversation; ask the question again."}
         asked, answer, entry, feedback = turns[number]
         mark, comment = command.get("mark"), str(command.get("comment") or "")[:pages.MAX_COMMENT_CHARS * 2]
-        refused = "This answer was not recorded, so it cannot be marked." if entry is None else engine.mark(entry, mark, comment)
+        refused = ("This answer was not recorded, so it cannot be marked." if entry is None
+                   else self.engine.mark(entry, mark, comment))
         if refused:
             feedback = {**feedback, "note": refused, "comment": comment}
         else:
             feedback = {"mark": mark, "comment": " ".join(comment.split()), "note": ""}
         turns[number] = (asked, answer, entry, feedback)
         said = refused or f"Marked {mark}. Thank you."
-        return {chat: _cards(turns, marked=number), state: turns, live: views.md_escape(said)}
-
-    def _coverage_view() -> str:
-        found = engine.coverage()
-        return pages.coverage_view(found, coverage_mod.summary_line(found))
+        return {p.chat: self.viewer.cards(turns, marked=number), p.state: turns, p.live: views.md_escape(said)}
 
     # -- status and links --------------------------------------------------------------------
-    def status_tick():
-        done = engine.status.state in ("ready", "failed")
-        return engine.status.text(), gr.Timer(active=not done)
+    def status_tick(self):
+        import gradio as gr
 
-    def on_load(request: gr.Request):
+        done = self.engine.status.state in ("ready", "failed")
+        return self.engine.status.text(), gr.Timer(active=not done)
+
+    def on_load(self, request=None):
+        """The view a shared URL names (``?section=``, ``?table=``, ``?chapter=``, ``?coverage=1``,
+        ``?changes=002``), in the Browse tab; the page as it is when the URL names none."""
+        import gradio as gr
+
         params = dict(request.query_params) if request is not None else {}
-        keep = (engine.status.text(), gr.Tabs(), gr.Textbox(), gr.HTML(), gr.Textbox())
+        # The "as of" box: the URL's day (?as_of=2024-06-01, checked when a question is asked), else
+        # today, set on each page load so a server running for days offers the right day.
+        day = (params.get("as_of") or "")[:20] or datetime.date.today().isoformat()
+        found = self.url_view(params)
+        if found is None:
+            return self.engine.status.text(), gr.Tabs(), gr.Textbox(), gr.HTML(), gr.Textbox(), day
+        jump_text, view, cite = found
+        return self.engine.status.text(), gr.Tabs(selected="staff"), jump_text, view, cite, day
+
+    def url_view(self, params: dict):
+        """(the jump box's text, view, citation) for a shared URL's parameters; None when they name no view."""
+        engine, viewer = self.engine, self.viewer
         section_id = (params.get("section") or "")[:MAX_LOOKUP_CHARS]
-        table = (params.get("table") or "")[:20]
-        chapter = (params.get("chapter") or "")[:20]
+        table, chapter = (params.get("table") or "")[:20], (params.get("chapter") or "")[:20]
         document = (params.get("doc") or "")[:10]
         if params.get("coverage"):
-            return engine.status.text(), gr.Tabs(selected="staff"), gr.Textbox(), _coverage_view(), ""
+            return _keep_box(), viewer.coverage_view(), ""
+        if params.get("changes"):
+            return _keep_box(), viewer.changes_view((params.get("changes") or "")[:20]), ""
         if section_id and table:
-            grid = engine.grid(section_id, table)
-            if grid is not None:
-                view = pages.grid_view(grid, engine.district_name, document_label)
-                return (engine.status.text(), gr.Tabs(selected="staff"), f"Table {table}", view,
-                        views.citation_string(section_id, table, _grid_sources(grid)))
+            view, cite = viewer.grid_view(section_id, table)
+            if view is not None:
+                return f"Table {table}", view, cite
         wanted = section_id or (f"Table {table}" if table else chapter)
         if not wanted:
-            return keep
-        if section_id and document and engine.section(section_id, document) is not None:
-            section = engine.section(section_id, document)
-            view, cite = _section_view(section, from_url=True), _section_cite(section)
-        else:
-            view, cite = _lookup_view(wanted, from_url=True)
-        return engine.status.text(), gr.Tabs(selected="staff"), wanted, view, cite
-
-    no_math: list = []
-    grids_html = pages.contents(_toc_labels(engine.toc()), engine.grid_list())
-    with gr.Blocks(title="Cotati land-use code assistant") as demo:
-        gr.HTML('<div id="app-head"><h1>Cotati land-use code assistant</h1><p>Plain-English answers from the City of '
-                "Cotati's zoning ordinances and code chapters, each quoted with its source.</p>"
-                + pages.coverage_line(coverage_mod.summary_line(engine.coverage())) + "</div>",
-                js_on_load=None, padding=False)
-        state = gr.State([])
-        nav_box = gr.Textbox(elem_id="nav", label="navigation", show_label=False, container=False)
-        with gr.Tabs(overflow_behavior="wrap") as tabs:
-            with gr.Tab("Ask a question", id="ask"):
-                with gr.Row(elem_id="ask-layout", equal_height=False):
-                    with gr.Column(scale=3, min_width=320, elem_id="ask-col"):
-                        with gr.Row(equal_height=True, elem_id="ask-row"):
-                            question = gr.Textbox(label="Your question", placeholder="e.g. Can I open a bar on East Cotati Avenue?",
-                                                  info=f"Up to {MAX_QUESTION_CHARS:,} characters.", elem_id="question",
-                                                  scale=5, min_width=200, lines=1, max_lines=4, autofocus=False)
-                            ask_button = gr.Button("Ask", variant="primary", elem_id="ask-button", scale=1, min_width=80)
-                        gr.Markdown("Example questions (press one to ask it):", elem_id="examples-label", latex_delimiters=no_math)
-                        with gr.Row(elem_id="examples"):
-                            example_buttons = [gr.Button(text, size="sm", min_width=0) for text in EXAMPLES]
-                        chat = gr.HTML(pages.conversation([]), elem_id="chat", js_on_load=None, padding=False)
-                        live = gr.Markdown("", elem_id="answer-live", elem_classes=["sr-only"], latex_delimiters=no_math)
-                    with gr.Column(scale=2, min_width=320, elem_id="reader-col"):
-                        reader = gr.HTML(READER_EMPTY, elem_id="reader", js_on_load=None, padding=False)
-                        reader_cell = gr.HTML("", elem_id="reader-cell", js_on_load=None, padding=False)
-            with gr.Tab("Browse the code", id="staff", elem_id="staff-panel"):
-                gr.HTML('<h2 class="sr-only">Browse the code</h2>', js_on_load=None, padding=False)
-                with gr.Row(equal_height=True):
-                    jump_box = gr.Textbox(label="Go to a chapter, section, subsection or table",
-                                          placeholder="17.44, 17.44.065, 17.36.040(E) or Table 2-4",
-                                          max_length=MAX_LOOKUP_CHARS, elem_id="jump", scale=4, min_width=200)
-                    jump_button = gr.Button("Go", elem_id="jump-button", scale=1, min_width=80)
-                with gr.Row(equal_height=False):
-                    with gr.Column(scale=1, min_width=260, elem_id="browse-col"):
-                        use_box = gr.Textbox(label="Find a land use in the permit tables", placeholder="gym, bar, granny unit…",
-                                             max_length=MAX_LOOKUP_CHARS, elem_id="use-find")
-                        use_results = gr.HTML("", elem_id="use-results", js_on_load=None, padding=False)
-                        gr.HTML(grids_html, elem_id="toc", js_on_load=None, padding=False)
-                    with gr.Column(scale=3, min_width=300, elem_id="staff-col"):
-                        staff_view = gr.HTML(STAFF_EMPTY, elem_id="jump-view", js_on_load=None, padding=False)
-                        staff_cell = gr.HTML("", elem_id="staff-cell", js_on_load=None, padding=False)
-                        staff_copy = gr.Textbox(label="Citation to copy", interactive=False, buttons=["copy"], elem_id="jump-copy")
-        gr.Markdown(views.DISCLAIMER, elem_id="disclaimer", latex_delimiters=no_math)
-        with gr.Accordion("The documents answers come from", open=False, elem_id="documents"):
-            gr.Markdown(views.documents_markdown(engine.documents()), latex_delimiters=no_math)
-        status = gr.Markdown(engine.status.text(), elem_id="index-status", latex_delimiters=no_math)
-        timer = gr.Timer(1.0)
-
-        answer_outputs = [question, chat, state, live, reader, reader_cell]
-        private = {"api_visibility": "private"}
-        question.submit(respond, [question, state], answer_outputs, **private)
-        ask_button.click(respond, [question, state], answer_outputs, **private)
-        for button in example_buttons:
-            button.click(lambda turns, _text=button.value: respond(_text, turns), [state], answer_outputs, **private)
-        nav_box.change(navigate, [nav_box, state],
-                       {chat, state, live, reader, reader_cell, staff_view, staff_cell, staff_copy, tabs}, **private)
-        jump_box.submit(jump, [jump_box], [staff_view, staff_copy, staff_cell], **private)
-        jump_button.click(jump, [jump_box], [staff_view, staff_copy, staff_cell], **private)
-        use_box.submit(find_use, [use_box], [use_results], **private)
-        use_box.input(find_use, [use_box], [use_results], show_progress="hidden", trigger_mode="always_last", **private)
-        timer.tick(status_tick, None, [status, timer], queue=False, show_progress="hidden", **private)
-        demo.load(on_load, None, [status, tabs, jump_box, staff_view, staff_copy], queue=False, **private)
-        gr.api(ask_markdown, api_name="ask")
-        gr.api(section_lookup, api_name="section")
-    return demo
+            return None
+        section = engine.section(section_id, document) if section_id and document else None
+        if section is not None:
+            return wanted, viewer.section_view(section, from_url=True), viewer.section_cite(section)
+        view, cite = viewer.lookup_view(wanted, from_url=True)
+        return wanted, view, cite
 
 
-def _short(text: str, limit: int = 100) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+def _keep_box():
+    """A component update that leaves the jump box as it is."""
+    import gradio as gr
+
+    return gr.Textbox()
 
 
-def _toc_labels(toc: list) -> list:
-    return [(label, date, [(chapter, [(sid, _short(text, 90), doc) for sid, text, doc in sections]) for chapter, sections in chapters])
-            for label, date, chapters in toc]
+def _problem(line: str):
+    """The "as of" note: the line saying what is wrong with the date, shown; hidden when there is none."""
+    import gradio as gr
+
+    return gr.HTML(f'<p role="alert">{pages.esc(line)}</p>' if line else "", visible=bool(line))
+
+
+def _command(raw: object) -> dict:
+    """The data-nav command a link sent (JSON); {} when it is not one."""
+    try:
+        command = json.loads(raw) if isinstance(raw, str) and raw else {}
+    except ValueError:
+        return {}
+    return command if isinstance(command, dict) else {}
+
+
+def _text(command: dict, key: str) -> str:
+    return str(command.get(key) or "")[:MAX_LOOKUP_CHARS * 2]
