@@ -204,6 +204,7 @@ def _axe(browser, view: str) -> None:
 
     script = (importlib.resources.files("selenium_axe_python") / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
     browser.execute_script(script)
+    browser.set_script_timeout(120)  # axe over a 60-row grid takes seconds, more on a shared, loaded machine
     result = browser.execute_async_script(
         "const done = arguments[arguments.length - 1];"
         "axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})"
