@@ -46,8 +46,8 @@ class TimePoint:
 # A question about what changed: a verb of change ("did Ord. 939 change ...", "get easier with the
 # Santero Way ordinance"), or "when did X become allowed".
 CHANGE = re.compile(r"\b(?:chang(?:e|ed|es)|alter(?:ed)?|amend(?:ed)?|modif(?:y|ied)|easier|harder|stricter|looser)\b", re.I)
-BECAME = re.compile(r"\bwhen\s+(?:did|was|were)\b.*\b(?:become|became|start(?:ed)?\s+(?:to\s+be|being)|get|got)\s+"
-                    r"(?:allowed|possible|permitted|legal)\b", re.I)
+BECAME = re.compile(r"\bwhen\s+(?:did|was|were)\b.*\b(?:(?:become|became|start(?:ed)?\s+(?:to\s+be|being)|get|got)\s+"
+                    r"(?:allowed|possible|permitted|legal)|stop(?:ped)?\s+(?:being|needing)|stop(?:ped)?\s+\w+ing\s+allowed)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,8 @@ class ChangeAsked:
 def asked_change(text: str, documents: Sequence) -> ChangeAsked | None:
     """A question about what a document changed, or since when something is allowed; else None."""
     if BECAME.search(text):
-        return ChangeAsked("", text)
+        # "stop being allowed" asks about the cell "allowed" names; its "stop being" names no row
+        return ChangeAsked("", re.sub(r"\s{2,}", " ", re.sub(r"\bstop(?:ped)?\s+being\b", " ", text, flags=re.I)))
     if not CHANGE.search(text):
         return None
     for document in documents:

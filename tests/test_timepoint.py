@@ -125,7 +125,7 @@ def test_what_a_document_changed_comes_from_the_cells_history(assistant):
     assert lines[1] == ("Transit station or terminal in NG: Ord. 939 (Santero Way and TOC districts) (2025-12-09) "
                         "changed it from permitted (P) to use permit (UP).")
     since = assistant.ask("When did night clubs become allowed in La Plaza?")
-    assert "Night club in LP: use permit (UP) since Ord. 939" in since.answer and "before it, not allowed" in since.answer
+    assert "Night club in LP: use permit (UP); allowed since Ord. 939" in since.answer and "before it, not allowed" in since.answer
 
 
 def test_a_standard_compared_across_districts_gives_each_districts_value(assistant):
@@ -167,3 +167,13 @@ def test_the_web_apps_assistant_answers_an_earlier_day_too():
     engine = Engine.load(wait_seconds=1.0)
     assert engine.assistant.ask("In 2024, could I open a gym in the LP district?").first_line == (
         "As of 2024-01-01: Not allowed.")
+
+
+def test_what_a_named_ordinance_changed_is_listed_from_its_diff(assistant):
+    listed = assistant.ask("what did Ord. 939 change?")
+    lines = listed.answer.split("\n")
+    assert listed.route == "change" and lines[0].startswith("Ord. 939 (Santero Way and TOC districts) (2025-12-09) changed 41 table cells")
+    assert "- Live/work unit in HC, LP, CA: permitted (P) -> use permit (UP)" in lines
+    assert "`python -m ingest diff --document 002`" in listed.answer
+    rezoned = assistant.ask("what did the corrections ordinance change on the zoning map?")
+    assert "Rezones APN 144-720-061 from CE to NM (001:SECTION-17)." in rezoned.answer
