@@ -25,14 +25,21 @@ SECTION_CAP = 8  # sections named before "and N more"
 # Words of a "what did X change" question that name nothing in the code (general English).
 ASKING = frozenset("what which did does do has have had make made anything everything change changes changed "
                    "amend amended amendment amendments alter altered modify modified ordinance ord no number the "
-                   "code rules law laws city anything all list summary about with in to it its new did get got "
-                   "was were bring brought table tables section sections".split())
+                   "code rules law laws city anything all list summary summarize overall please pls re about with in "
+                   "to it its new did get got was were bring brought come came table tables section sections".split())
 MAP_WORDS = re.compile(r"\b(?:map|rezon\w*|parcels?)\b", re.I)
 
 
-def asks_everything(rest: str) -> bool:
-    """True when the question, without the document's name and the words of change, names nothing."""
-    words = [w for w in words_of(rest) if w not in STOP and w not in ASKING and not w.isdigit()]
+# A staff memo's subject line ("Re: council briefing.") says what the memo is for, not what is asked.
+MEMO_SUBJECT = re.compile(r"^\s*re:[^.?!]*[.?!]\s*", re.I)
+
+
+def asks_everything(rest: str, document=None) -> bool:
+    """True when the question, without the document's name and the words of change, names nothing
+    (the words of the document's own title name it: "the Santero Way / TOC ordinance")."""
+    own = set(words_of(f"{document.title} {document.short_title}")) if document is not None else set()
+    words = [w for w in words_of(MEMO_SUBJECT.sub("", rest)) if w not in STOP and w not in ASKING and w not in own
+             and not w.isdigit()]
     return not words or all(MAP_WORDS.fullmatch(w) or w in ("zoning", "map") for w in words)
 
 
@@ -52,8 +59,18 @@ def answer_changes(question: str, diff, corpus, map_only: bool = False) -> Answe
         lines, cited = _everything(diff, corpus, label, rezoned)
     citations = tuple({(c.section, c.document, c.table): c for c in cited}.values())
     lines.append(_source_line(citations, corpus))
+    lookups = () if map_only else tuple(_lookup(change, diff) for change in diff.cells if change.kind == "changed")
     return Answer(question=question, answer="\n".join(lines), abstained=False, citations=citations, route="change",
-                  interpretation={"document": document.id, "asks": "what it changed"})
+                  lookups=lookups, interpretation={"document": document.id, "asks": "what it changed"})
+
+
+def _lookup(change, diff) -> dict:
+    """A changed cell as the answer's ``lookups`` carry cells: its new value from this document, the
+    value before it as its history (the keys of ``python -m ingest tables --json``)."""
+    old = [{"value": change.old, "document": change.old_document}] if change.old_document else []
+    return {"table": change.table, "section": change.section, "category": change.category, "row": change.row,
+            "column": change.column, "value": change.new, "document": diff.document.id, "date": diff.document.date,
+            "history": old}
 
 
 def _everything(diff, corpus, label: str, rezoned) -> tuple[list[str], list[Citation]]:

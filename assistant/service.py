@@ -85,7 +85,8 @@ class Assistant:
         """Today's answer with what the named document changed in the cells it uses (or since when
         they hold their values), from the cells' own history; "what did X change?" naming nothing
         else lists all the document changed (assistant/document_changes.py)."""
-        if change.document in self.corpus.documents and document_changes.asks_everything(change.rest):
+        document = self.corpus.documents.get(change.document)
+        if document is not None and document_changes.asks_everything(change.rest, document):
             return self._document_changes(change, text)
         answer = chooser.answer(change.rest, history, self.resources)
         lines = then.change_lines(answer.lookups, list(self.corpus.documents.values()), change.document)

@@ -44,10 +44,11 @@ class TimePoint:
 
 
 # A question about what changed: a verb of change ("did Ord. 939 change ...", "get easier with the
-# Santero Way ordinance"), or "when did X become allowed".
+# Santero Way ordinance"), or "when did X become allowed" / "since when has X been allowed".
 CHANGE = re.compile(r"\b(?:chang(?:e|ed|es)|alter(?:ed)?|amend(?:ed)?|modif(?:y|ied)|easier|harder|stricter|looser)\b", re.I)
 BECAME = re.compile(r"\bwhen\s+(?:did|was|were)\b.*\b(?:(?:become|became|start(?:ed)?\s+(?:to\s+be|being)|get|got)\s+"
-                    r"(?:allowed|possible|permitted|legal)|stop(?:ped)?\s+(?:being|needing)|stop(?:ped)?\s+\w+ing\s+allowed)\b", re.I)
+                    r"(?:allowed|possible|permitted|legal)|stop(?:ped)?\s+(?:being|needing)|stop(?:ped)?\s+\w+ing\s+allowed)\b"
+                    r"|\bsince\s+when\b.*\b(?:allowed|possible|permitted|legal)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,7 @@ def _names_of(document) -> list[str]:
     number = re.search(r"\b(?:Ordinance|Ord\.)\s*(?:No\.\s*)?(\d{3,4})\b", f"{document.title} {document.short_title}")
     if number:
         names.append(rf"(?:ord(?:inance)?\.?\s*(?:no\.?\s*)?){number.group(1)}\b")
+        names.append(rf"(?:the\s+)?{number.group(1)}\s+ordinance\b")  # "the 939 ordinance"
     words = [w for w in re.findall(r"[A-Za-z]+", document.short_title) if w.lower() not in _GENERIC_TITLE_WORDS]
     if words and document.kind == "ordinance":
         # A long word by its first six letters: "telecom" names "Telecommunications".

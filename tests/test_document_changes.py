@@ -126,3 +126,10 @@ NAMES = {"000": OLD, "002": NEW}
 def test_since_when_a_cell_holds_its_value(timeline, expected):
     cell = {**timeline[-1], "row": "Night club", "column": "LP"}
     assert since_line(cell, timeline, NAMES, WORDS) == expected
+
+
+def test_the_changed_cells_are_the_answers_lookups_with_their_earlier_values():
+    diff = _diff([_change("Night club", "LP", "-", "UP"), _change("Bar", "TOC", None, "UP", "added")])
+    answer = document_changes.answer_changes("what did Ord. 939 change?", diff, _Corpus(SECTIONS))
+    assert [(c["row"], c["column"], c["value"], c["document"], c["history"]) for c in answer.lookups] == [
+        ("Night club", "LP", "UP", "002", [{"value": "-", "document": "000"}])]
