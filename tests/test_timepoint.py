@@ -128,6 +128,9 @@ def test_every_cell_ingest_diff_lists_as_changed_is_answered_with_its_earlier_va
     ("what did Ord. 939 change about live/work units in HC?", "002", "live/work units in HC?"),
     ("did the office permit in CA get easier with the santero way ordinance", "002", "office permit in CA get with"),
     ("When did night clubs become allowed in La Plaza?", "", "When did night clubs become allowed in La Plaza?"),
+    ("When did transit stations stop being allowed in HC?", "", "When did transit stations allowed in HC?"),
+    ("since when have gyms been allowed in CG?", "", "since when have gyms been allowed in CG?"),
+    ("what all got changed by the 939 ordinance", "002", "all got by"),
 ])
 def test_a_question_about_what_changed(question, document, rest):
     from assistant.timepoint import asked_change
