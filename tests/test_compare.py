@@ -55,3 +55,17 @@ def test_a_comparison_is_read_from_its_own_words(question, compares):
 ])
 def test_a_question_about_where_a_use_is_not_allowed(question, where_not):
     assert bool(WHERE_NOT.search(question)) is where_not
+
+
+def test_the_districts_of_a_named_permit_table():
+    """"which Table 2-4 districts allow X?": the table's district columns (a fake permit table)."""
+    from types import SimpleNamespace
+
+    from assistant.routes.compare import _with_table_districts
+    from assistant.types import Query
+
+    res = SimpleNamespace(tables=SimpleNamespace(columns={"2-4": ["HC", "LP", "NG", "CA", "TOC", "SW"]}))
+    read = _with_table_districts(Query("Which Table 2-4 districts allow a transit station?", "", tables=("2-4",)), res)
+    assert read.districts == ("HC", "LP", "NG", "CA", "TOC", "SW") and read.tables == ()
+    named = Query("Which Table 2-4 districts among HC and LP allow it?", "", districts=("HC", "LP"))
+    assert _with_table_districts(named, res) is named  # districts named: they are the ones asked

@@ -71,3 +71,12 @@ def test_the_residential_and_commercial_groups_are_the_columns_under_those_headi
     table_2_3 = next(i for i, line in enumerate(lines) if line.startswith("Allowed Land Uses and Permit Requirements for Mixed Use"))
     printed = next(line for line in lines[table_2_3:] if line.startswith("CE "))  # the column headings
     assert lines[table_2_3 - 1] == "Table 2-3" and printed.split()[:6] == list(groups["mixed use"])
+
+
+def test_ca_beside_other_district_symbols_is_the_district_not_california():
+    from assistant.dialogue import clarifying_options
+
+    vocabulary = load_vocabulary()
+    assert clarifying_options(understand("I live in CA, can I build an ADU?", vocabulary), vocabulary) is not None
+    for question in ("back office in CA vs HC: which needs the lesser permit?", "which of HC, LP, NG, CA, TOC and SW allow a bar?"):
+        assert clarifying_options(understand(question, vocabulary), vocabulary) is None, question

@@ -1,5 +1,5 @@
 """Permit comparisons and negations (issue 23 item 3): "in which of CD or NL is a gym easier to get
-approved?", "is a bar allowed in CE but not CI?", "where is a junior ADU not allowed?". The permit
+approved?", "is a bar allowed in CE but not CI?", "where is a junior ADU not allowed?", "which Table 2-4 districts allow X?". The permit
 route finds the row and each named district's cell (the comparison's own words taken out first:
 they name no use); this route states the comparison on the first line, each value cited as the
 permit route cites it. Gives ``permit_code`` (the answer is the cells), with the permit route's
@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from ..interpretation import interpretation_of
 from ..resources import Resources
 from ..types import Candidate, Query
 from . import permit
@@ -35,10 +36,15 @@ COMPARISON_WORDS = re.compile(r"\b(?:easier|easiest|harder|simpler|simplest|stri
                               r"has|have|but|not|where)\b", re.I)
 
 
+# "the Table 2-4 districts": the district columns of the permit table named.
+TABLE_DISTRICTS = re.compile(r"\btable\s+(\d-\d{1,2})\s+(?:zoning\s+)?(?:districts|zones)\b", re.I)
+
+
 def candidates(query: Query, res: Resources) -> list[Candidate]:
+    query = _with_table_districts(query, res)
     compares = len(query.districts) >= 2 and bool(COMPARES.search(query.text) or BUT_NOT.search(query.text))
     where_not = not compares and bool(WHERE_NOT.search(query.text))
-    if not (compares or where_not):
+    if not (compares or where_not or (query.districts and TABLE_DISTRICTS.search(query.text))):
         return []
     stripped = re.sub(r"\s{2,}", " ", COMPARISON_WORDS.sub(" ", query.normalized)).strip()
     found = permit.candidates(replace(query, normalized=stripped), res)
@@ -50,9 +56,21 @@ def candidates(query: Query, res: Resources) -> list[Candidate]:
         cells = _named_cells(answer.lookups, query.districts)
         lead = but_not_line(cells) if BUT_NOT.search(query.text) else comparison_line(cells)
         first = f"{lead} {first}" if lead else first
-    else:
+    elif where_not:
         first = not_allowed_first(first)
-    return [Candidate(GIVES, replace(answer, question=query.text, answer="\n".join([first, *rest])))]
+    answer = replace(answer, question=query.text, answer="\n".join([first, *rest]))
+    # read with the districts this route gave it ("the Table 2-4 districts"), which the chooser's query lacks
+    return [Candidate(GIVES, replace(answer, interpretation=interpretation_of(query, answer, res.vocabulary)))]
+
+
+def _with_table_districts(query: Query, res: Resources) -> Query:
+    """"Which Table 2-4 districts allow a transit station?": the districts of that permit table's
+    columns, when the question names no district itself."""
+    match = TABLE_DISTRICTS.search(query.text)
+    columns = res.tables.columns.get(match.group(1)) if match and not query.districts else None
+    if not columns:
+        return query
+    return replace(query, districts=tuple(columns), district_words=(match.group(0),), tables=())
 
 
 def _named_cells(lookups, districts) -> list[dict]:
