@@ -206,3 +206,20 @@ def test_what_a_named_ordinance_changed_is_listed_from_its_diff(assistant):
     assert "`python -m ingest diff --document 002`" in listed.answer
     rezoned = assistant.ask("what did the corrections ordinance change on the zoning map?")
     assert "Rezones APN 144-720-061 from CE to NM (001:SECTION-17)." in rezoned.answer
+
+
+@pytest.mark.parametrize("question, day, rest", [
+    ("in 2025, before Ord. 939, was a bar allowed in CE?", "2025-12-08", "was a bar allowed in CE?"),
+    ("Re: a 2024 permit file for a bar in CE. What permit did the code require at that time?", "2024-01-01",
+     "Re: a permit file for a bar in CE. What permit did the code require at that time?"),
+    ("before the santero way / TOC ordinance could I open a gym in LP", "2025-12-08", "could I open a gym in LP"),
+])
+def test_every_time_phrase_is_taken_out_and_a_bare_year_counts_when_the_question_says_then(question, day, rest):
+    found = asked_time(question, DOCUMENTS)
+    assert found is not None and (found.date, found.rest) == (day, rest)
+
+
+@pytest.mark.parametrize("question", ["can I build a 2024 sq ft house in NL and then add an ADU?",
+                                      "is a 2025 square foot shop allowed in CE at the time of sale?"])
+def test_a_bare_number_is_no_year(question):
+    assert asked_time(question, DOCUMENTS) is None
