@@ -114,8 +114,8 @@ def since_line(cell: dict, timeline: list[dict], names: dict, words) -> str:
                 f"{words(changes[-1][0]['value'])})") if changes else ""
         return f"{where}: {words(now)}; allowed since {said}{named(first)}{also}."
     changes = [(a, b) for a, b in zip(timeline, timeline[1:]) if a.get("value") != b.get("value")]
-    if not changes:
-        return ""
+    if not changes:  # "when did X become allowed?": it never was, in any loaded document
+        return f"{where}: not allowed in any loaded document, from {named(timeline[0])} on."
     previous, since = changes[-1]
     return f"{where}: {words(since['value'])} since {named(since)}; before it, {words(previous['value'])}."
 

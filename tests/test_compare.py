@@ -69,3 +69,11 @@ def test_the_districts_of_a_named_permit_table():
     assert read.districts == ("HC", "LP", "NG", "CA", "TOC", "SW") and read.tables == ()
     named = Query("Which Table 2-4 districts among HC and LP allow it?", "", districts=("HC", "LP"))
     assert _with_table_districts(named, res) is named  # districts named: they are the ones asked
+
+
+def test_a_named_district_without_the_row_is_said_not_compared():
+    from assistant.routes.compare import unlisted_line
+
+    assert unlisted_line(["NL"], [_cell("CD", "UP") | {"row": "Health/fitness facility"}]) == (
+        "Not compared: the permit table of NL has no Health/fitness facility row, so the tables do not say how it is "
+        "treated there;")

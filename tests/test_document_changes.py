@@ -122,6 +122,8 @@ NAMES = {"000": OLD, "002": NEW}
     ([_entry("UP", "002", NEW.date)], "Night club in LP: use permit (UP); allowed since Ord. 939 (2025-12-09)."),
     ([_entry("P", "000", OLD.date), _entry("-", "002", NEW.date)],
      "Night club in LP: not allowed since Ord. 939 (2025-12-09); before it, permitted (P)."),
+    ([_entry("-", "000", OLD.date), _entry("-", "002", NEW.date)],
+     "Night club in LP: not allowed in any loaded document, from Old ordinance (2023-11-06) on."),
 ])
 def test_since_when_a_cell_holds_its_value(timeline, expected):
     cell = {**timeline[-1], "row": "Night club", "column": "LP"}

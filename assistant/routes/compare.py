@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from .. import compose
 from ..interpretation import interpretation_of
 from ..resources import Resources
 from ..types import Candidate, Query
@@ -54,8 +55,13 @@ def candidates(query: Query, res: Resources) -> list[Candidate]:
     first, *rest = answer.answer.split("\n")
     if compares:
         cells = _named_cells(answer.lookups, query.districts)
-        lead = but_not_line(cells) if BUT_NOT.search(query.text) else comparison_line(cells)
-        first = f"{lead} {first}" if lead else first
+        unlisted = [d for d in query.districts if d not in {c.get("column") for c in cells}]
+        if unlisted and cells:  # the first line spoke of the one district answered: name it
+            first = f"{unlisted_line(unlisted, cells)} {cells[0].get('row')}: " + "; ".join(
+                compose.grouped_codes((c.get("value"), c.get("column")) for c in cells)) + "."
+        else:
+            lead = but_not_line(cells) if BUT_NOT.search(query.text) else comparison_line(cells)
+            first = f"{lead} {first}" if lead else first
     elif where_not:
         first = not_allowed_first(first)
     answer = replace(answer, question=query.text, answer="\n".join([first, *rest]))
@@ -81,6 +87,13 @@ def _named_cells(lookups, districts) -> list[dict]:
         if cell is not None:
             cells.append(cell)
     return cells
+
+
+def unlisted_line(unlisted: list[str], cells: list[dict]) -> str:
+    """A named district whose table has no such row: nothing to compare it with, said before the rest."""
+    row = cells[0].get("row", "this use") if cells else "this use"
+    return (f"Not compared: the permit table of {', '.join(unlisted)} has no {row} row, so the tables do not say "
+            f"how it is treated there;")
 
 
 def conditioned(cell: dict) -> bool:
