@@ -15,7 +15,7 @@ _CUES = (
     ("money", re.compile(r"\b(?:fee|fees|fine|fines|penalty|penalties|cost|costs|charge|price|tax|taxes)\b|\$|\bhow much (?:does|do|will|is)\b"
                          r".*\b(?:cost|pay|charge)", re.I)),
     ("section", re.compile(r"\b(?:which|what) (?:section|chapter|part of the code)\b|\bwhere in the (?:code|ordinance)\b", re.I)),
-    ("duration", re.compile(r"\bhow (?:long|soon|late|early|many (?:days|months|years|weeks|hours))\b|\bexpir\w*|\bdeadline\b"
+    ("duration", re.compile(r"\bhow (?:long|soon|late|early|many (?:days|months|years|weeks|hours|hrs|yrs|wks|mins|minutes))\b|\bexpir\w*|\bdeadline\b"
                             r"|\btime limit\b|\bwhat (?:hours|time|period)\b|\bwithin what\b"
                             r"|\bwithin how\b|\bwhen (?:does|do|will|must|is)\b.*\b(?:expire|lapse|end|due|decide)", re.I)),
     ("who", re.compile(r"\bwho\b|\bwhich (?:body|official|board|commission|department)\b|\bwhat body\b", re.I)),
@@ -29,7 +29,7 @@ _CUES = (
 _NUMBER = re.compile(
     r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|"
     r"seventy|eighty|ninety|hundred|thousand|half|percent)\b", re.I)
-_TIME_UNIT = re.compile(r"\b(?:days?|weeks?|months?|years?|hours?)\b", re.I)
+_TIME_UNIT = re.compile(r"\b(?:days?|weeks?|months?|years?|hours?|hrs?)\b", re.I)
 _BODY = re.compile(r"\b(?:planning commission|city council|council|commission|director|zoning administrator|"
                    r"review authority|city engineer|building official|staff|planning department)\b", re.I)
 _DEFINES = re.compile(r"[”\"] means\b|\bmeans\b|\bis defined as\b|\bincludes\b", re.I)
@@ -68,7 +68,10 @@ def present(kind: str, sentence: str) -> bool:
 
 # -- units: what a number is measured in -------------------------------------------------------------
 _UNIT_CUES = (
-    ("percent", re.compile(r"\bpercent(?:age)?\b|%|\bshare of\b|\bportion of\b|\bfraction of\b|\bhow much of\b", re.I)),
+    ("percent", re.compile(r"\bpercent(?:age)?\b|%|\bshare of\b|\bportion of\b|\bfraction of\b|\bhow much of\b"
+                           # a part of a whole in words or figures: "a third of", "half of the", "40 of the 100"
+                           r"|\b(?:a|one|two|three) (?:half|third|thirds|quarter|quarters|fourth|fifth)s? of\b"
+                           r"|\bhalf (?:of )?(?:the|a|all|our|my|their)\b|\b\d+ (?:out )?of (?:the |our |my |their )?\d+\b", re.I)),
     ("length", re.compile(r"\bhow (?:tall|high|wide|far|deep|close|long|low)\b|\b(?:height|width|depth|setback|clearance|"
                           r"distance|feet|foot|inches|inch)\b|\bset back\b", re.I)),
     ("area", re.compile(r"\bhow big\b|\b(?:size|area|square f(?:ee|oo)t|sq\.? ?ft|acres?|dimensions?)\b", re.I)),
@@ -131,6 +134,7 @@ def measure_in(values: str) -> str:
 # (general English): what must be found or shown, whether a decision may be referred, what happens if.
 _ASKED_CUES = (
     ("findings", re.compile(r"\bwhat (?:findings|criteria)\b|\bfindings? (?:are |is )?(?:required|needed|necessary)\b"
+                            r"|\b(?:the|all|list|every|any) (?:\w+ )?findings\b"
                             r"|\b(?:required|necessary) findings\b|\bwhat (?:must|does|do|has to|have to|shall|should|needs? to)\b"
                             r"[\w\s]{0,40}?\b(?:find|found|determine|determined|show|shown|demonstrate|prove)\b", re.I)),
     ("referral", re.compile(r"\brefer(?:s|red|ral|ring)?\b", re.I)),

@@ -34,6 +34,9 @@ CALIBRATION = DATA / "calibration.json"
 # The passage route's "duration_found" (a time span asked for and quoted) raised it again, to 0.753.
 # The definition route's "question_share" (how much of the question is the defined term) tells "what
 # is a woonerf?" from "can we put speed bumps in the woonerf?", which a definition does not answer.
+# The district route's "other_words" (the IDF weight of what the question says besides the district)
+# tells "what is the NM district?" from "three townhouses in RR - what does the table say?", which its
+# paragraph does not answer; before it the route answered at its prior, 0.9, whatever was asked.
 # The reader's signals ("reader_probability", "reader_top", "reader_agrees": assistant/reader.py) are
 # measured only when a fitted reader is loaded; on the 1290-question dev set, with folds by paraphrase
 # group, they left cross-validated accuracy where it was (0.599 with, 0.601 without, at 2.9-3.0%
@@ -42,8 +45,9 @@ FEATURES: dict[str, tuple[str, ...]] = {
     "permit": ("row_covered", "cell_readable", "districts_covered", "meaning_margin", "meaning_similarity"),
     "standards": ("row_share", "row_margin", "row_tied", "district_named", "cell_readable"),
     "passage": ("quote_coverage", "answer_type_found", "duration_found", "both_retrievers", "hit_rank", "dense_score",
-                "sentence_similarity", "reader_agrees"),
+                "sentence_similarity", "reader_agrees", "list_attached"),
     "definition": ("term_words", "term_quoted", "question_share"),
+    "district": ("other_words",),
     "provision": ("provision_coverage", "provision_similarity", "provision_margin", "section_rank", "list_answer",
                   "both_retrievers", "reader_probability", "reader_top"),
     "section": ("section_found",),

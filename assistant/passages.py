@@ -84,6 +84,8 @@ def best_quote(text: str, question: str, limit: int = 2, idf: Mapping[str, float
             score *= 0.1
         scored.append((score, -index, sentence))
     scored.sort(reverse=True)
+    # A sentence printed twice (an amended section holds its old and new text) is quoted once.
+    scored = _first_of_each(scored)
     chosen = sorted(scored[:limit], key=lambda item: -item[1])
     if scored[0][0] == 0:
         return Quote(0.0, "", 0.0, False)  # nothing in the passage speaks to the question
@@ -96,6 +98,11 @@ def best_quote(text: str, question: str, limit: int = 2, idf: Mapping[str, float
     coverage = min(1.0, _score(best, wanted, idf) / weight)
     similarity = meaning.get(best, 0.0) if meaning is not None else 0.0
     return Quote(scored[0][0], _trim_around(quote, best, kind), coverage, answer_type.present(kind, best), similarity)
+
+
+def _first_of_each(scored: list[tuple[float, int, str]]) -> list[tuple[float, int, str]]:
+    seen: set[str] = set()
+    return [item for item in scored if not (item[2] in seen or seen.add(item[2]))]
 
 
 CODE_TOKEN = re.compile(r"^(?:[A-Z]{1,4}(?:/[A-Z]{1,4})?(?:\(\d+\))?|[-–—]+|\(\d+\)[-–—]?)$")

@@ -66,13 +66,16 @@ def wanted_kinds(asked: str, question: str) -> frozenset[str]:
     return kinds
 
 
-def head_said(question: str, provision) -> float:
+def head_said(question: str, provision, idf: Mapping[str, float] | None = None) -> float:
     """How much of the provision's printed head ("Single-Family Dwellings", "Nonresidential
-    Projects") the question says: an item scoped by its head answers a question about that scope."""
+    Projects") the question says: an item scoped by its head answers a question about that scope.
+    With ``idf``, each head word weighs its IDF: saying "application" of "Expiration of Application"
+    is saying little of it."""
     head = {w for w in words_of(provision.head) if w not in STOP and len(w) > 1}
     if not head:
         return 0.0
-    return len(head & set(words_of(question))) / len(head)
+    weight = (lambda w: idf.get(w, 1.0)) if idf is not None else (lambda w: 1.0)
+    return sum(weight(w) for w in head & set(words_of(question))) / sum(weight(w) for w in head)
 
 
 def coverage(question: str, text: str, idf: Mapping[str, float], weight: float) -> float:
@@ -125,7 +128,7 @@ def choose(question: str, asked: str, provisions: Sequence, idf: Mapping[str, fl
         if read is not None:
             score = read.get((p.document, p.label), 0.0)
         else:
-            score = (carried + MEANING_WEIGHT * similarity + HEAD_WEIGHT * head_said(question, p)
+            score = (carried + MEANING_WEIGHT * similarity + HEAD_WEIGHT * head_said(question, p, idf)
                      + 0.05 / (1 + section_rank.get(p.section, 9)))
         scored.append((score, carried, similarity, p))
     if not scored:

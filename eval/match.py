@@ -54,6 +54,32 @@ _NUMBER_WORD = re.compile(
     r"seventeen|eighteen|nineteen))\b(?![ -](?:hundred|thousand)\b)")
 
 
+_UNITS_WORD = "zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
+_TENS_WORD = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+_BELOW_HUNDRED = rf"(?:(?:{_TENS_WORD})(?:[ -](?:one|two|three|four|five|six|seven|eight|nine))?|(?:{_UNITS_WORD}))"
+# "one hundred fifty", "two thousand five hundred": read as one number before the words below 100 are
+# (else "one hundred fifty feet" became "one hundred 50 feet" and stated neither 150 nor itself).
+_HUNDREDS_WORD = re.compile(
+    rf"\b(?:(?P<thousands>{_BELOW_HUNDRED}) thousand(?: and)?(?= ?\w) ?)?(?:(?P<hundreds>{_BELOW_HUNDRED}) hundred)?"
+    rf"(?:(?<=thousand)|(?<=hundred))(?:(?: and)? (?P<rest>{_BELOW_HUNDRED})\b(?![ -](?:hundred|thousand)\b))?")
+
+
+def _below_hundred(words: str | None) -> int:
+    if not words:
+        return 0
+    parts = re.split(r"[ -]", words)
+    if parts[0] in _TENS:
+        return _TENS.index(parts[0]) * 10 + (_ONES.index(parts[1]) if len(parts) > 1 else 0)
+    return _ONES.index(parts[0])
+
+
+def _hundreds_value(m: re.Match[str]) -> str:
+    if not (m.group("thousands") or m.group("hundreds")):
+        return m.group(0)
+    value = 1000 * _below_hundred(m.group("thousands")) + 100 * _below_hundred(m.group("hundreds"))
+    return str(value + _below_hundred(m.group("rest")))
+
+
 def _number_value(m: re.Match[str]) -> str:
     if m.group(3):
         return str(_ONES.index(m.group(3)))
@@ -66,6 +92,7 @@ def canonical(text: str) -> str:
     text = normalize(text)
     for pattern, full in _ABBREVIATIONS:
         text = pattern.sub(full, text)
+    text = _HUNDREDS_WORD.sub(_hundreds_value, text)
     text = _NUMBER_WORD.sub(_number_value, _WORD_HYPHEN.sub(" ", text))
     return " ".join(text.split())
 

@@ -137,7 +137,11 @@ def test_spelling_variants_read_alike(text, fact):
 
 def test_variants_do_not_blur_numbers_or_codes():
     assert not has_fact("100 feet", "10 feet") and not has_fact("(UP)", "P") and not has_fact("(MUP)", "UP")
-    assert canonical("one hundred feet") == "one hundred feet"  # number words before "hundred" stay words
+    # a number in words is read whole: "one hundred fifty feet" is 150 feet, never "one hundred 50" or 1 foot
+    assert canonical("one hundred feet") == "100 feet" and canonical("one hundred fifty feet") == "150 feet"
+    assert has_fact("at least one hundred fifty feet", "150 feet") and has_fact("150 feet", "one hundred fifty feet")
+    assert not has_fact("one hundred fifty feet", "50 feet") and not has_fact("one hundred feet", "1 foot")
+    assert canonical("two thousand five hundred square feet") == "2500 square feet"
 
 
 def test_statement_lines_skip_read_as_quotes_and_citations():

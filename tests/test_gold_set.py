@@ -155,8 +155,9 @@ def test_fields_and_types(item):
     assert item["category"] in CATEGORY_MINIMUMS
     if item.get("group") is not None:
         # D: dev q321-q505; A/B: the former test set's groups; R: the running-text items from q1001; N: the near-miss items from q1221;
-        # T: the time, change, comparison and ordinance-fact items from q1441
-        assert re.fullmatch(r"[DABRNT]\d{2}", item["group"]), item["group"]
+        # T: the time, change, comparison and ordinance-fact items from q1441; S: the style items (staff memos,
+        # long stories, unit conversions, wrong premises) from q1577
+        assert re.fullmatch(r"[DABRNTS]\d{2}", item["group"]), item["group"]
     for key in ("expected_facts", "expected_sections", "contradicting_facts"):
         for value in item.get(key, []):
             assert isinstance(value, str) and value.strip(), (key, value)

@@ -98,6 +98,13 @@ def test_district_route(res):
     _check(district.candidates, "how tall can I build in NM?", res, proposes=False)
 
 
+def test_the_district_route_weighs_what_the_question_says_besides_the_district(res):
+    about = _check(district.candidates, "what is the NM district?", res)
+    aside = _check(district.candidates, "three townhouse units on one parcel in NM - what does the table say?", res)
+    assert about.signals["other_words"] == 0.0
+    assert aside.signals["other_words"] > 10.0
+
+
 def test_passage_route(res):
     assert _check(passage.candidates, "woonerf speed limit", res).route == "passage"
     _check(passage.about_named, "woonerf speed limit", res, proposes=False)  # nothing the vocabulary knows named
@@ -187,3 +194,39 @@ def test_a_definitions_share_of_the_question_tells_what_is_x_from_a_question_abo
     assert question_share("what is a woonerf?", ["woonerf"]) == 1.0
     assert question_share("what does 'monopole' mean in the code?", ["monopole"]) == 1.0
     assert question_share("can we put speed bumps in the woonerf to slow people down?", ["woonerf"]) < 0.3
+
+
+def test_a_quoted_sentence_that_announces_a_list_brings_its_items(res):
+    """"shall be initiated by:" is not an answer; its (a), (b), (c) are, each on its line."""
+    given = passage.passages(res.read("How may an amendment to the Zoning Map be initiated?"), res)
+    lines = given.answer.split("\n")
+    assert lines[0].endswith("initiated by:")
+    assert [line[:3] for line in lines[1:4]] == ["(a)", "(b)", "(c)"]
+    assert "resolution of the Council or Commission" in lines[1]
+    assert given.signals["list_attached"] == 1.0
+
+
+def test_a_quote_without_a_list_says_so_in_its_signals(res):
+    given = passage.passages(res.read("woonerf speed limit"), res)
+    assert given.signals["list_attached"] == 0.0
+
+
+def test_a_table_asked_by_number_is_quoted_from_its_own_title(res):
+    """17.24.030 prints Tables 2-17 and 2-18: "Table 2-18" quotes 2-18, not the section's opening."""
+    given = _check(section.by_table, "Table 2-18", res)
+    assert given.first_line.startswith("Table 2-18 TOC Zone Development Standards")
+
+
+@pytest.mark.parametrize("question", ["Can a third of the required parking stalls be compact?",
+                                      "The applicant wants 40 of the 100 required stalls compact. OK?",
+                                      "Compact stalls can make up half of a parking lot now, right?"])
+def test_a_part_of_a_whole_asks_for_a_percentage(question):
+    assert answer_type.units_asked(question) == frozenset({"percent"})
+    assert not answer_type.units_agree(question, "Width: 8 feet; Length including bumper overhang: 16 feet")
+
+
+@pytest.mark.parametrize("question", ["What are all the findings the council has to make to approve a rezoning?",
+                                      "list the findings for a general plan amendment"])
+def test_a_question_naming_the_findings_asks_for_findings(question):
+    assert answer_type.asked(question) == "findings"
+    assert not answer_type.answers("findings", "body")

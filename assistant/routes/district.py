@@ -9,12 +9,22 @@ from dataclasses import replace
 
 from .. import answer_type, compose
 from ..resources import STANDARDS_TOPICS, Resources, clip_sentences
+from ..permits import STOP, words_of
 from ..types import Candidate, Query
+from .definition import ASKING_WORDS
 
 GIVES = "district_description"
 # What a question about a district itself asks (general English): what it is, means, is for, where.
 ABOUT_A_DISTRICT = re.compile(r"\b(?:what(?:s| is| are| does| do)|where|purpose|intended|meant|mean|means|stand for|for)\b")
 DISTRICT_PURPOSES = "17.20.030"  # "Purposes of the zoning districts": one printed paragraph per district
+
+
+def other_words(question: str, named: set[str], idf) -> float:
+    """The IDF weight of what the question says besides the district ("solar array", "townhouse units",
+    "CEQA scoping meeting"): a question about something in the district, which its paragraph does not
+    answer. Words the corpus never uses weigh nothing ("exactly", "actually")."""
+    own = {w for w in words_of(question) if w not in STOP and w not in ASKING_WORDS and len(w) > 2}
+    return sum(idf.get(w, 0.0) for w in own - named)
 
 
 def candidates(query: Query, res: Resources) -> list[Candidate]:
@@ -35,4 +45,6 @@ def candidates(query: Query, res: Resources) -> list[Candidate]:
     if paragraph is None:
         return []
     found = compose.section_answer(query, section, res.corpus, clip_sentences(re.sub(r"^\d+\.\s*", "", paragraph)))
-    return [Candidate(GIVES, replace(found, route="district", signals={"heading_found": 1.0}))]
+    named = set(words_of(" ".join([symbol, district.name if district else ""])))
+    signals = {"heading_found": 1.0, "other_words": other_words(query.text, named, res.corpus.idf)}
+    return [Candidate(GIVES, replace(found, route="district", signals=signals))]

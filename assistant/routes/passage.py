@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .. import compose
+from ..passages import split_sentences
+from ..provision_choice import MAX_ITEMS, list_of
 from ..resources import Resources
 from ..types import Candidate, Query
 from . import provision
@@ -40,7 +42,37 @@ def passages(query: Query, res: Resources):
         return compose.abstain(query, list(dict.fromkeys(hit.section for hit in hits[:5]))[:3], corpus=res.corpus)
     chosen = [res.whole_section(hit) for hit in _distinct_sections(supported)[:4]]
     answer = compose.passage_answer(query, chosen, res.corpus, res.sentence_meaning(query.corrected or query.text, chosen))
-    return _checked_by_reader(query, answer, res)
+    return _checked_by_reader(query, with_its_list(answer, res), res)
+
+
+def with_its_list(answer, res: Resources):
+    """A quote that ends by announcing a list ("shall be initiated by:", "the following findings:")
+    stops before its answer: the list's items (the provisions' outline) follow it, one a line."""
+    if answer.abstained or not answer.citations:
+        return answer
+    top = answer.citations[0]
+    here = [p for p in res.provisions() if p.section == top.section and p.document == top.document]
+    lead = next((p for p in here if _announces_list(p.text, answer.first_line)), None)
+    items = list_of(lead, here)[1] if lead is not None else ()
+    if not items:  # the signal is always measured: a fit reads an unmeasured one as 0, not as its mean
+        return replace(answer, signals={**answer.signals, "list_attached": 0.0})
+    lines = answer.answer.split("\n")
+    announced = _last_sentence(lead.text)
+    head = lines[0][: lines[0].index(announced) + len(announced)]  # what the quote adds after it is not the list
+    listed = [f"{provision.marker(item.label)} {item.text}" for item in items[:MAX_ITEMS]]
+    return replace(answer, answer="\n".join([head] + listed + lines[1:]),
+                   signals={**answer.signals, "list_attached": 1.0})
+
+
+def _last_sentence(text: str) -> str:
+    sentences = split_sentences(text)
+    return sentences[-1][1] if sentences else ""
+
+
+def _announces_list(text: str, quoted: str) -> bool:
+    """Whether the provision ends with a sentence introducing a list, and the quote holds it."""
+    last = _last_sentence(text)
+    return last.rstrip().endswith(":") and last in quoted
 
 
 def _checked_by_reader(query: Query, answer, res: Resources):

@@ -81,7 +81,7 @@ def _chosen(query: Query, res: Resources, ranked: list[str], both: set[str]) -> 
     return [Candidate(given, Answer(**{**answer.__dict__, "signals": signals}))]
 
 
-def _marker(label: str) -> str:
+def marker(label: str) -> str:
     """An item's own outline marker ("(2)" of "17.44.040(B)(2)")."""
     found = re.search(r"\([A-Za-z0-9]{1,4}\)(?:#\d+)?$", label)
     return found.group(0) if found else label
@@ -92,7 +92,7 @@ def provision_answer(query: Query, chosen: Choice, res: Resources) -> Answer:
     section = res.corpus.section(p.section, p.document) or res.corpus.section(p.section)
     said = "; ".join(dict.fromkeys(v.text for v in chosen.values))
     lead = f"{said}: {p.text}" if said else p.text
-    lines = [lead] + [f"{_marker(item.label)} {item.text}" for item in chosen.items]
+    lines = [lead] + [f"{marker(item.label)} {item.text}" for item in chosen.items]
     citations = (res.corpus.citation(section, p.text),) if section is not None else ()
     lines.append(compose.source_line(list(citations), res.corpus))
     interpretation = {"provision": p.label, "heading_path": list(p.path), "answer_type": answer_type.asked(query.text)}

@@ -75,7 +75,9 @@ def by_table(query: Query, res: Resources) -> list[Candidate]:
     if not holders:
         return []
     section = max(holders, key=lambda s: (s.date, s.document))
-    return [Candidate("section_text", compose.section_answer(query, section, res.corpus))]
+    # A section can print several tables (17.24.030: Tables 2-17 and 2-18): quote from the one asked.
+    printed = " ".join(section.text[pattern.search(section.text).start():].split())
+    return [Candidate("section_text", compose.section_answer(query, section, res.corpus, clip(printed)))]
 
 
 def subsection(text: str, path: tuple[str, ...]) -> str:
