@@ -16,7 +16,7 @@ from . import answer_type, compose, dialogue
 from . import confidence as confidence_mod
 from .interpretation import interpretation_of, read_as_line
 from .resources import Resources
-from .routes import absent, definition, district, ordinance, parcel, passage, permit, provision, section, standards
+from .routes import absent, compare, definition, district, ordinance, parcel, passage, permit, provision, section, standards
 from .types import Answer, Candidate, Query
 
 # The routes in the order they are asked; the first that proposes a candidate decides. The
@@ -30,6 +30,7 @@ ROUTES = (
     ordinance.candidates,  # "when was Ord. 939 introduced?": the ordinance's own text
     section.by_title,  # "which section covers variances?"
     definition.quoted,  # "is that 'demolition'?"
+    compare.candidates,  # "is a gym easier in CG or CE?", "where is X not allowed?": the permit cells compared
     permit.candidates,  # "can I open a bar in CE?"
     definition.candidates,  # "are e-scooters micromobility?"
 )

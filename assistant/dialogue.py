@@ -55,7 +55,8 @@ def _completed(piece: str, query: Query, other: Query, read: Callable[[str], Que
 
 def clarifying_options(query: Query, vocabulary) -> tuple[str, tuple[str, ...]] | None:
     """A district symbol that is also everyday shorthand ("I live in CA"), named by the symbol
-    alone and with no word about zoning: (the question back, the one-click options), else None."""
+    alone (not by its name, nor beside another district's symbol) and with no word about zoning:
+    (the question back, the one-click options), else None."""
     if ZONING_CONTEXT.search(query.text):
         return None
     for symbol in query.districts:
@@ -65,6 +66,8 @@ def clarifying_options(query: Query, vocabulary) -> tuple[str, tuple[str, ...]] 
         names = (district.name.lower(), *district.aliases, *district.places)
         if any(re.search(rf"\b{re.escape(name)}\b", query.normalized) for name in names):
             continue  # also named by its name ("Commerce Avenue (CA)")
+        if any(other != symbol and other in query.district_words for other in query.districts):
+            continue  # named beside other district symbols ("CA vs HC", "HC, LP, NG, CA"): the district
         symbol_pattern = rf"(?<![A-Za-z]){symbol}(?![A-Za-z])"
         options = [re.sub(symbol_pattern, f"the {symbol} district", query.text, count=1)]
         options += [re.sub(symbol_pattern, meaning, query.text, count=1) for meaning in district.also_means]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import settings
 
-from . import chooser, then, timepoint
+from . import chooser, document_changes, then, timepoint
 from . import confidence as confidence_mod
 from . import reader as reader_mod
 from .permits import PermitTables
@@ -38,6 +38,7 @@ class Assistant:
         self.then_factory: Callable[[str], Assistant] | None = None
         self._then: dict[str, Assistant] = {}
         self._today: dict | None = None  # the as_of of today's answers, on first use
+        self._diffs: dict = {}  # what each loaded document changed (ingest.changes.Diff), on first use
 
     @property
     def searcher(self):
@@ -82,13 +83,26 @@ class Assistant:
 
     def _changed(self, change: timepoint.ChangeAsked, text: str, history: Sequence) -> Answer:
         """Today's answer with what the named document changed in the cells it uses (or since when
-        they hold their values), from the cells' own history."""
+        they hold their values), from the cells' own history; "what did X change?" naming nothing
+        else lists all the document changed (assistant/document_changes.py)."""
+        document = self.corpus.documents.get(change.document)
+        if document is not None and document_changes.asks_everything(change.rest, document):
+            return self._document_changes(change, text)
         answer = chooser.answer(change.rest, history, self.resources)
         lines = then.change_lines(answer.lookups, list(self.corpus.documents.values()), change.document)
         if answer.abstained or not lines:
             return replace(answer, question=text)
         first, *rest = answer.answer.split("\n")
         return replace(answer, question=text, answer="\n".join([first, *lines, *rest]))
+
+    def _document_changes(self, change: timepoint.ChangeAsked, text: str) -> Answer:
+        """Everything ``change.document`` changed, as ``python -m ingest diff --document`` lists it."""
+        from ingest.changes import loaded_document_diff
+
+        if change.document not in self._diffs:
+            self._diffs[change.document] = loaded_document_diff(self.corpus.sections, self.corpus.documents[change.document])
+        return document_changes.answer_changes(text, self._diffs[change.document], self.corpus,
+                                               map_only=document_changes.asks_the_map(change.rest))
 
     def _as_of(self, point: timepoint.TimePoint, text: str, history: Sequence) -> Answer:
         """A question about an earlier day, answered as the documents then in force have it; one

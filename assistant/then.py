@@ -83,13 +83,41 @@ def change_lines(lookups: Sequence[dict], documents: Sequence, document_id: str)
             lines.append(f"{where}: {_label(document)} ({document.date}) changed it from {old} to {new}." if old != new
                          else f"{where}: {_label(document)} ({document.date}) left it {new}.")
         else:
-            changes = [(a, b) for a, b in zip(timeline, timeline[1:]) if a.get("value") != b.get("value")]
-            if changes:
-                previous, since = changes[-1]
-                by = names.get(since.get("document"))
-                lines.append(f"{where}: {words(since['value'])} since {_label(by) if by else since.get('document')} "
-                             f"({since.get('date')}); before it, {words(previous['value'])}.")
+            line = since_line(cell, timeline, names, words)
+            if line:
+                lines.append(line)
     return lines
+
+
+def since_line(cell: dict, timeline: list[dict], names: dict, words) -> str:
+    """Since when ``cell`` holds what it holds now. An allowed value (anything but "-"): since the
+    document that last gave it an allowed value after a "not allowed" ("when did X become
+    allowed"), or since the first document that prints it ("since the oldest loaded document" when
+    that is the oldest); a "-": since the document that last changed it."""
+    where = f"{cell.get('row')} in {cell.get('column')}"
+    now = cell.get("value")
+
+    def named(entry: dict) -> str:
+        document = names.get(entry.get("document"))
+        return f"{_label(document) if document else entry.get('document')} ({entry.get('date')})"
+
+    if now != "-":
+        closed = [i for i in range(1, len(timeline)) if timeline[i - 1].get("value") == "-"]
+        if closed:
+            start, previous = timeline[closed[-1]], timeline[closed[-1] - 1]
+            return f"{where}: {words(now)}; allowed since {named(start)}; before it, {words(previous['value'])}."
+        oldest = min((d.date for d in names.values() if d.date), default="")
+        first = timeline[0]
+        said = "the oldest loaded document, " if first.get("date") == oldest else ""
+        changes = [(a, b) for a, b in zip(timeline, timeline[1:]) if a.get("value") != b.get("value")]
+        also = (f" (as {words(changes[-1][1]['value'])} since {named(changes[-1][1])}; before it, "
+                f"{words(changes[-1][0]['value'])})") if changes else ""
+        return f"{where}: {words(now)}; allowed since {said}{named(first)}{also}."
+    changes = [(a, b) for a, b in zip(timeline, timeline[1:]) if a.get("value") != b.get("value")]
+    if not changes:  # "when did X become allowed?": it never was, in any loaded document
+        return f"{where}: not allowed in any loaded document, from {named(timeline[0])} on."
+    previous, since = changes[-1]
+    return f"{where}: {words(since['value'])} since {named(since)}; before it, {words(previous['value'])}."
 
 
 def _key(cell: dict) -> tuple:

@@ -44,10 +44,11 @@ class TimePoint:
 
 
 # A question about what changed: a verb of change ("did Ord. 939 change ...", "get easier with the
-# Santero Way ordinance"), or "when did X become allowed".
+# Santero Way ordinance"), or "when did X become allowed" / "since when has X been allowed".
 CHANGE = re.compile(r"\b(?:chang(?:e|ed|es)|alter(?:ed)?|amend(?:ed)?|modif(?:y|ied)|easier|harder|stricter|looser)\b", re.I)
-BECAME = re.compile(r"\bwhen\s+(?:did|was|were)\b.*\b(?:become|became|start(?:ed)?\s+(?:to\s+be|being)|get|got)\s+"
-                    r"(?:allowed|possible|permitted|legal)\b", re.I)
+BECAME = re.compile(r"\bwhen\s+(?:did|was|were)\b.*\b(?:(?:become|became|start(?:ed)?\s+(?:to\s+be|being)|get|got)\s+"
+                    r"(?:allowed|possible|permitted|legal)|stop(?:ped)?\s+(?:being|needing)|stop(?:ped)?\s+\w+ing\s+allowed)\b"
+                    r"|\bsince\s+when\b.*\b(?:allowed|possible|permitted|legal)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,8 @@ class ChangeAsked:
 def asked_change(text: str, documents: Sequence) -> ChangeAsked | None:
     """A question about what a document changed, or since when something is allowed; else None."""
     if BECAME.search(text):
-        return ChangeAsked("", text)
+        # "stop being allowed" asks about the cell "allowed" names; its "stop being" names no row
+        return ChangeAsked("", re.sub(r"\s{2,}", " ", re.sub(r"\bstop(?:ped)?\s+being\b", " ", text, flags=re.I)))
     if not CHANGE.search(text):
         return None
     for document in documents:
@@ -88,12 +90,35 @@ def named_document(text: str, documents: Sequence):
 
 
 def asked_time(text: str, documents: Sequence) -> TimePoint | None:
-    """The point in time the question names, or None."""
-    for finder in (_named_document, _written_date, _year):
+    """The point in time the question names, or None. A second time phrase that narrows the first
+    ("under Ord. 939, before the 2026 corrections ordinance") is taken out of the rest too: the
+    question is asked without any of its time words, as of the first one's day."""
+    found = _first_time(text, documents)
+    for _ in range(2):
+        other = _first_time(found.rest, documents) if found is not None else None
+        if other is None:
+            break
+        found = TimePoint(found.date, f"{found.said}; {other.said}", other.rest, found.document)
+    return found
+
+
+def _first_time(text: str, documents: Sequence) -> TimePoint | None:
+    for finder in (_named_document, _written_date, _year, _year_then):
         found = finder(text, documents)
         if found is not None:
             return found
     return None
+
+
+# "at that time", "back then", "what did the code then require": the question asks about the time
+# its bare year names ("Re: a 2024 building permit file ... at that time"); a year is not a size.
+THEN = re.compile(r"\bat (?:that|the) time\b|\bback then\b|\b(?:did|was|were|would)\b[^.?!]{0,30}\bthen\b", re.I)
+BARE_YEAR = re.compile(rf"\b{_YEAR}\b(?![-/\d])(?!\s*(?:sq|square|ft|feet|foot|units?|acres?|gallons?|spaces?|%))", re.I)
+
+
+def _year_then(text: str, documents: Sequence) -> TimePoint | None:
+    match = BARE_YEAR.search(text) if THEN.search(text) else None
+    return _point(text, match, f"{match.group(1)}-01-01") if match else None
 
 
 def _year(text: str, documents: Sequence) -> TimePoint | None:
@@ -143,11 +168,14 @@ def _names_of(document) -> list[str]:
     number = re.search(r"\b(?:Ordinance|Ord\.)\s*(?:No\.\s*)?(\d{3,4})\b", f"{document.title} {document.short_title}")
     if number:
         names.append(rf"(?:ord(?:inance)?\.?\s*(?:no\.?\s*)?){number.group(1)}\b")
+        names.append(rf"(?:the\s+)?{number.group(1)}\s+ordinance\b")  # "the 939 ordinance"
     words = [w for w in re.findall(r"[A-Za-z]+", document.short_title) if w.lower() not in _GENERIC_TITLE_WORDS]
     if words and document.kind == "ordinance":
         # A long word by its first six letters: "telecom" names "Telecommunications".
         stems = [re.escape(w[:6]) + r"\w*" if len(w) > 6 else re.escape(w) + r"\b" for w in words]
-        names.append(r"(?:" + "|".join(stems) + r")(?:\s+\w+){0,3}?\s+ordinance\b")
+        # its title words in a run ("the santero way / TOC ordinance"), then up to three words more
+        word = r"(?:" + "|".join(stems) + r")"
+        names.append(rf"{word}(?:\s*(?:/|&|-|\band\b)?\s*{word})*(?:\s+\w+){{0,3}}?\s+ordinance\b")
     if document.kind == "ordinance" and document.date:
         names.append(rf"{document.date[:4]}(?:\s+\w+){{0,2}}?\s+ordinance\b")
     return names

@@ -175,12 +175,52 @@ def _districts(question: str, normalized: str, vocabulary: Vocabulary) -> tuple[
         if _contains(normalized, group) and not any(symbol in symbols for _, symbol, _ in found):
             position = fold_plurals(normalized).find(fold_plurals(group))
             found.extend((position, symbol, group) for symbol in symbols)
+    found = _with_group_words(found, normalized, vocabulary)
     found = _drop_shadowed(found)
     found = _drop_inside_names(found, normalized, vocabulary)
     found.sort(key=lambda item: item[0])
     found = _with_ranges(question, found, vocabulary)
     symbols = tuple(dict.fromkeys(symbol for _, symbol, _ in found))
     return symbols, tuple(dict.fromkeys(words for _, _, words in found))
+
+
+GROUP_NOUN = r"(?:\s+zoning)?\s+(?:districts|zones|areas|parts\s+of\s+(?:the\s+)?town)\b"
+
+
+def _with_group_words(found: list[tuple[int, str, str]], normalized: str, vocabulary: Vocabulary):
+    """"which residential districts allow ...", "the commercial and industrial zones": each district of
+    the groups named (data/districts.json "group_words", from the code's headings), in place of the
+    districts their words would otherwise name ("industrial": IG). A group word names a group only
+    before a plural district noun, and not as part of a district's name ("Rural Residential zones")."""
+    if not vocabulary.group_words:
+        return found
+    word = "|".join(_spelled(w) for w in sorted(vocabulary.group_words, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![a-z])((?:{word})(?:\s*(?:,|/|&|\band\b|\bor\b)?\s*(?:{word}))*){GROUP_NOUN}")
+    names = [name.lower() for d in vocabulary.districts for name in (d.name, *d.aliases)]
+    for match in pattern.finditer(normalized):
+        if any(_name_starts_before(normalized, name, match.start()) for name in names):
+            continue
+        phrase = match.group(0)
+        found = [item for item in found if item[2] == item[1]
+                 or not re.search(rf"(?<![a-z]){re.escape(item[2].lower())}(?![a-z])", phrase)]
+        symbols = [s for w, members in vocabulary.group_words.items() if re.search(_group_word(w), match.group(1))
+                   for s in members]
+        found += [(match.start() + i / 100, symbol, phrase) for i, symbol in enumerate(dict.fromkeys(symbols))]
+    return found
+
+
+def _spelled(word: str) -> str:
+    """The pattern of a group word ("mixed use" also as "mixed-use")."""
+    return re.escape(word).replace(r"\ ", r"[\s-]")
+
+
+def _group_word(word: str) -> str:
+    return rf"\b{_spelled(word)}\b"
+
+
+def _name_starts_before(text: str, name: str, start: int) -> bool:
+    """A district's name runs into ``start`` from before it ("rural residential" before "residential")."""
+    return any(m.start() < start < m.end() for m in re.finditer(rf"(?<![a-z]){re.escape(name)}(?![a-z])", text))
 
 
 RANGE = re.compile(r"(?<![A-Za-z])([A-Z]{2,3})\s*(?:through|thru|to|[-–—])\s*([A-Z]{2,3})(?![A-Za-z])")

@@ -27,6 +27,9 @@ class Vocabulary:
     topics: dict  # topic -> (words, sections)
     paired_topics: dict  # topic -> (words, words that must come with them): "lot" only with "wide", "size" ...
     also: dict = field(default_factory=dict)  # everyday phrase -> the labels another table prints for it ("duplex")
+    # A group word the code's headings print -> its districts ("residential" -> OSC..NU), read only
+    # before a plural "districts"/"zones" (understand._group_districts).
+    group_words: dict = field(default_factory=dict)
 
     @property
     def everyday_pairs(self) -> tuple[tuple[str, str], ...]:
@@ -46,6 +49,8 @@ def load_vocabulary() -> Vocabulary:
             for d in districts["districts"]
         ),
         groups={name: tuple(group["districts"]) for name, group in districts["groups"].items()},
+        group_words={name: tuple(group["districts"]) for name, group in districts.get("group_words", {}).items()
+                     if not name.startswith("_")},
         synonyms=dict(_read("land_uses.json")["synonyms"]),
         also={phrase: tuple(labels) for phrase, labels in _read("land_uses.json").get("also", {}).items()},
         topics={name: (tuple(t["words"]), tuple(t["sections"])) for name, t in _read("topics.json")["topics"].items()},

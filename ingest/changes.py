@@ -120,11 +120,18 @@ def diff_document(path: str | Path, date: str, corpus_dir: str | Path | None = N
     sections = tuple(_section_changes(ours, before.sections, document))
     new_tables = build_tables(after.sections)
     lines = Path(path).read_text(encoding="utf-8", errors="replace").split("\n") if Path(path).suffix == ".txt" else []
+    cells = cell_changes(new_tables.effective, document.id, lines)
+    rezonings = tuple(_rezonings(ours))
+    return Diff(document, sections, tuple(cells), rezonings)
+
+
+def cell_changes(effective, document_id: str, lines: list[str] = ()) -> list[CellChange]:
+    """Each effective cell ``document_id`` states (changed, added, restated, unreadable) or whose row
+    its full restatement drops, against the statement in force before it (the history's last)."""
     cells: list[CellChange] = []
-    for entry in new_tables.effective:
+    for entry in effective:
         cell = entry.cell
-        if cell.document == document.id:
-            # amendments matched the row across documents: the statement before is the history's last
+        if cell.document == document_id:
             was = entry.history[-1] if entry.history else None
             if cell.review and not cell.reviewed:
                 kind_ = "unreadable"
@@ -137,13 +144,28 @@ def diff_document(path: str | Path, date: str, corpus_dir: str | Path | None = N
             cells.append(CellChange(
                 cell.section, cell.table, cell.category, cell.row, cell.column,
                 was.value if was else None, cell.value, kind_, was.document if was else "",
-                cell.source, _line_of(lines, cell.section, cell.row), cell.review and not cell.reviewed,
+                cell.source, _line_of(list(lines), cell.section, cell.row), cell.review and not cell.reviewed,
             ))
-        elif document.id in entry.dropped_by and entry.dropped_by[-1] == document.id:
+        elif document_id in entry.dropped_by and entry.dropped_by[-1] == document_id:
             cells.append(CellChange(cell.section, cell.table, cell.category, cell.row, cell.column,
                                     cell.value, cell.value, "dropped", cell.document))
-    rezonings = tuple(_rezonings(ours))
-    return Diff(document, sections, tuple(cells), rezonings)
+    return cells
+
+
+def loaded_document_diff(sections, document: DocumentInfo) -> Diff:
+    """What a document already in the corpus changed when it came in: the same comparison as
+    ``diff_document`` (its sections against the other documents', its cells against the statements
+    in force before it), over the tables as they stood on its date, so a cell a later document
+    changed again is still listed. ``sections``: the corpus's sections (every document)."""
+    from .tables import build_tables
+
+    ours = [s for s in sections if s.document == document.id]
+    others = [s for s in sections if s.document != document.id]
+    tables = build_tables(tuple(s for s in sections if s.date and s.date <= document.date))
+    path = Path(document.path)
+    lines = path.read_text(encoding="utf-8", errors="replace").split("\n") if path.suffix == ".txt" and path.is_file() else []
+    cells = cell_changes(tables.effective, document.id, lines)
+    return Diff(document, tuple(_section_changes(ours, others, document)), tuple(cells), tuple(_rezonings(ours)))
 
 
 def _section_changes(ours, existing, document: DocumentInfo):

@@ -1,4 +1,5 @@
-"""``python -m ingest diff FILE --date DATE [--title T] [--json] [--corpus DIR]`` and
+"""``python -m ingest diff FILE --date DATE [--title T] [--json] [--corpus DIR]``,
+``python -m ingest diff --document ID [--json] [--corpus DIR]`` (what a loaded document changed) and
 ``python -m ingest add FILE --date DATE --title TITLE [--id ID] [--kind K] [--corpus DIR] [--build-index]``."""
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m ingest", description="What a new document changes; add it.")
     commands = parser.add_subparsers(dest="command", required=True)
     diff = commands.add_parser("diff", help="what a new document would change (the corpus is not touched)")
-    diff.add_argument("file", metavar="FILE", help="the new document (.txt or .pdf)")
-    diff.add_argument("--date", required=True, help="its date (YYYY-MM-DD): where it falls among the corpus documents")
+    diff.add_argument("file", metavar="FILE", nargs="?", help="the new document (.txt or .pdf)")
+    diff.add_argument("--date", help="its date (YYYY-MM-DD): where it falls among the corpus documents")
+    diff.add_argument("--document", metavar="ID", help="a document already in the corpus (manifest id): what it changed")
     diff.add_argument("--title", default="", help="its title")
     diff.add_argument("--kind", default="ordinance", help="ordinance (default) or 'codified chapter'")
     diff.add_argument("--json", action="store_true", help="one JSON object")
@@ -37,11 +39,29 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _diff(args):
+    """The new file's diff, or (``--document``) the loaded document's; ValueError for a wrong mix."""
+    if args.document:
+        if args.file:
+            raise ValueError("give FILE (a new document) or --document ID (a loaded one), not both")
+        from . import load_corpus, load_manifest
+        from .changes import loaded_document_diff
+        from .manifest import default_corpus_dir
+
+        documents = {d.id: d for d in load_manifest(args.corpus or default_corpus_dir())}
+        if args.document not in documents:
+            raise ValueError(f"--document {args.document!r}: not in the manifest ({', '.join(sorted(documents))})")
+        return loaded_document_diff(load_corpus(args.corpus).sections, documents[args.document])
+    if not args.file or not args.date:
+        raise ValueError("diff needs FILE and --date (a new document), or --document ID (a loaded one)")
+    return diff_document(args.file, args.date, args.corpus, args.title, args.kind)
+
+
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "diff":
-            diff = diff_document(args.file, args.date, args.corpus, args.title, args.kind)
+            diff = _diff(args)
             if args.json:
                 sys.stdout.write(json.dumps(diff.to_json(), ensure_ascii=False) + "\n")
             else:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ingest.__main__ import main
-from ingest.changes import add_document, diff_document
+from ingest.changes import add_document, diff_document, format_diff
 from ingest.integrity import sign_corpus
 from ingest.tables import load_tables
 from ingest.tables.amendments import label_key
@@ -167,3 +167,28 @@ def test_unreadable_pdf_is_one_error_line(corpus_without_001, tmp_path):
     code, _, err = _run(["add", str(bad), "--date", "2026-09-01", "--title", "T", "--corpus", str(corpus_without_001)])
     assert code == 1 and (corpus_without_001 / "manifest.json").read_bytes() == before
     assert not any(p.suffix == ".pdf" for p in corpus_without_001.iterdir())
+
+
+def test_a_loaded_documents_diff_is_the_diff_it_made_as_a_new_document(diff_001):
+    """``ingest diff --document 001`` on the full corpus lists what ``ingest diff FILE`` listed for 001
+    against the corpus without it: the same cells (old -> new), sections and rezonings."""
+    from ingest import load_corpus, load_manifest
+    from ingest.changes import loaded_document_diff
+
+    new, _ = diff_001
+    document = next(d for d in load_manifest(CORPUS) if d.id == "001")
+    loaded = loaded_document_diff(load_corpus().sections, document)
+
+    # 001's flagged cells carry reviewed readings named for 001 once it is loaded: read, not flagged
+    flagged = {(c.table, c.row, c.column) for c in new.changed_cells if c.kind == "unreadable"}
+
+    def cells(diff):
+        return sorted((c.table, c.row, c.column, c.old, c.new, c.kind, c.old_document) for c in diff.changed_cells
+                      if (c.table, c.row, c.column) not in flagged)
+
+    assert cells(loaded) == cells(new) and cells(loaded)
+    assert [(c.section, c.kind) for c in loaded.sections] == [(c.section, c.kind) for c in new.sections]
+    assert loaded.rezonings == new.rezonings
+    out = format_diff(loaded)  # what `python -m ingest diff --document 001` prints
+    assert "'-' (002) -> 'P'" in out and "APN 144-720-061: CE -> NM" in out
+    assert _run(["diff", "--document", "999"])[0] == 1 and _run(["diff"])[0] == 1

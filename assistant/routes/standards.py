@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from .. import answer_type, compose
+from .. import answer_type, comparison, compose
 from ..permits import QUANTITY_WORDS, words_beside, words_of
 from ..resources import STANDARDS_TOPICS, Resources, readable
 from ..types import Candidate, Query
@@ -68,6 +68,10 @@ def per_district(query: Query, res: Resources) -> list[Candidate]:
         return []
     answers = [compose.standards_answer(query, lookup, res.corpus) for lookup in found]
     joined = compose.joined(query, answers, res.corpus)
+    # "which is taller": the comparison leads, each value after it (assistant/comparison.py)
+    lead = comparison.lead(query.text, {l.district: a.lookups for l, a in zip(found, answers)})
+    if lead:
+        joined = replace(joined, answer=f"{lead} {joined.answer}")
     return [Candidate(gives(found[0].table, values), replace(joined, signals={
         "row_share": min(l.share for l in found), "row_margin": min(min(l.margin, 5.0) for l in found),
         "row_tied": float(any(l.margin < STANDARDS_TIE for l in found)), "district_named": 1.0,
