@@ -101,8 +101,10 @@ class Assistant:
 
         if change.document not in self._diffs:
             self._diffs[change.document] = loaded_document_diff(self.corpus.sections, self.corpus.documents[change.document])
-        return document_changes.answer_changes(text, self._diffs[change.document], self.corpus,
-                                               map_only=document_changes.asks_the_map(change.rest))
+        listed = document_changes.answer_changes(text, self._diffs[change.document], self.corpus,
+                                                 map_only=document_changes.asks_the_map(change.rest))
+        sure = self.calibration.confidence(listed.route, listed.signals)  # the route's prior: a list read off the history
+        return replace(listed, confidence=sure, how_sure=self.calibration.how_sure(sure))
 
     def _as_of(self, point: timepoint.TimePoint, text: str, history: Sequence) -> Answer:
         """A question about an earlier day, answered as the documents then in force have it; one
