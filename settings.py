@@ -93,7 +93,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("qdrant_url", "COTATI_QDRANT_URL", "", str, "Qdrant server or cluster the `qdrant` backend uses; "
             "unset: Qdrant Edge, the engine embedded in this process, no server"),
     Setting("qdrant_path", "COTATI_QDRANT_PATH", None, Path, "where Qdrant Edge keeps its shards (one folder per "
-            "corpus) when `COTATI_QDRANT_URL` is unset; default: `edge` in the index folder"),
+            "corpus) when `COTATI_QDRANT_URL` is unset; default: `edge` beside the index folder (var/edge)"),
     Setting("qdrant_collection", "COTATI_QDRANT_COLLECTION", "municipal_code", str, "the Qdrant collection; one "
             "collection holds every corpus (city), told apart by its `corpus` payload field"),
     Setting("corpus_name", "COTATI_CORPUS_NAME", "", str, "the corpus's name in a shared collection (its `corpus` "
@@ -263,9 +263,9 @@ def default_index_dir() -> Path:
 
 
 def default_edge_path(index_dir: Path | None = None) -> Path:
-    """Qdrant Edge's shards: ``COTATI_QDRANT_PATH``, else ``edge`` in the index folder (a rebuilt
-    index folder starts without them, and the shard is reloaded from it)."""
-    return value("qdrant_path") or (index_dir or default_index_dir()) / "edge"
+    """Qdrant Edge's shards: ``COTATI_QDRANT_PATH``, else ``edge`` beside the index folder (not in it:
+    a rebuild replaces the index folder whole, and a shard's writer lock must outlive that)."""
+    return value("qdrant_path") or (index_dir or default_index_dir()).parent / "edge"
 
 
 OUR_LOGGERS = ("webapp", "assistant", "index", "ingest")

@@ -7,7 +7,7 @@ backends scoring alike rank alike. Two backends exist:
 
 * ``builtin`` (``builtin_backend``): rank-bm25 + FAISS in this process, the default;
 * ``qdrant``: Qdrant's engine, embedded (Qdrant Edge, ``qdrant_edge_backend``: one shard per
-  corpus under the index folder) unless ``$COTATI_QDRANT_URL`` names a server or cluster
+  corpus beside the index folder) unless ``$COTATI_QDRANT_URL`` names a server or cluster
   (``qdrant_backend``: one collection for every corpus). ``qdrant_engine`` chooses.
 
 Everything above the engine (query hygiene, direct hits for a named section, Hit records) stays in

@@ -1,6 +1,7 @@
 """Where the embedded engine's shards live on disk, and how several processes share one.
 
-One folder per corpus (city) under the root (``<index dir>/edge`` unless ``$COTATI_QDRANT_PATH``)::
+One folder per corpus (city) under the root (``edge`` beside the index folder, i.e. ``var/edge``,
+unless ``$COTATI_QDRANT_PATH``)::
 
     <root>/<corpus>/
         writer.lock        held (flock, exclusive, never waited for) while a process writes the corpus
@@ -149,6 +150,8 @@ class CorpusShards:
             lock.close()  # releases the flock
 
     def _publish(self, gen: Path) -> None:
+        if not (gen / SHARD).is_dir() or not (gen / RECORD).is_file():  # a writer's bug, never a reader's problem
+            raise _error(gen, f"not published: no {SHARD}/ or no {RECORD} written")
         tmp = self.dir / f".{CURRENT}.{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(gen.name + "\n")
