@@ -230,12 +230,14 @@ class EdgeBackend:
             filter=flt, params=edge.SearchParams(exact=self.exact), with_payload=["chunk_id"])
         return sparse, dense
 
-    def _run(self, corpus: str, requests: list) -> list[Ranked]:
+    def _points(self, corpus: str, requests: list) -> list[list]:
         served = self._serve(corpus)
         if served is None or not requests:
             return [[] for _ in requests]
-        responses = served.shard.query_batch(_edge().QueryBatchRequest(requests))
-        return [[(p.payload["chunk_id"], float(p.score)) for p in points] for points in responses]
+        return served.shard.query_batch(_edge().QueryBatchRequest(requests))
+
+    def _run(self, corpus: str, requests: list) -> list[Ranked]:
+        return [_ranked(points) for points in self._points(corpus, requests)]
 
     @_engine_errors
     def bm25(self, corpus: str, tokens: Sequence[str], n: int) -> Ranked:
@@ -249,26 +251,32 @@ class EdgeBackend:
 
     @_engine_errors
     def hybrid(self, corpus: str, tokens: Sequence[str], vector: np.ndarray, fetch: int) -> Fused:
-        """One batch: the two plain searches (their ranks go into each Hit) and the engine's fusion
-        of the same two as prefetches, asked for every candidate so the engine's limit cuts nothing
-        and ties are ordered here (score, then id)."""
+        """The two plain searches (their ranks go into each Hit), then the engine's fusion of the
+        same two as prefetches, each limited to the points its plain search found, so the exact
+        dense search does not run twice; the fusion is asked for every candidate so its limit cuts
+        nothing, and ties are ordered here (score, then id)."""
         edge = _edge()
         sparse, dense = self._requests(corpus, tokens, vector, fetch)
         plain = [r for r in (sparse, dense) if r is not None]
-        prefetch = [edge.Prefetch(limit=fetch, query=r.query, filter=r.filter, params=r.params,
-                                  score_threshold=MATCHING if r is sparse else None) for r in plain]
+        found = self._points(corpus, plain)
+        prefetch = [edge.Prefetch(limit=fetch, query=r.query, params=r.params,
+                                  filter=edge.Filter(must=[*_filter(corpus).must, edge.HasIdCondition({p.id for p in points})]),
+                                  score_threshold=MATCHING if r is sparse else None) for r, points in zip(plain, found)]
         # Qdrant's RRF scores 1 / (k + position), positions from 0; ours 1 / (k + rank), ranks from 1
         fused = edge.QueryRequest(limit=2 * fetch, prefetches=prefetch, query=edge.Fusion.Rrf(k=RRF_K + 1),
                                   with_payload=["chunk_id"])
-        results = self._run(corpus, plain + [fused])
-        lexical = matching(results[0]) if sparse is not None else []
-        semantic = by_score_then_id(results[-2]) if dense is not None else []
-        return Fused(fused_order(results[-1]), lexical, semantic)
+        lexical = matching(_ranked(found[0])) if sparse is not None else []
+        semantic = by_score_then_id(_ranked(found[-1])) if dense is not None else []
+        return Fused(fused_order(self._run(corpus, [fused])[0]), lexical, semantic)
 
     def close(self) -> None:
         with self._lock:
             for corpus in list(self._served):
                 self._drop(corpus)
+
+
+def _ranked(points) -> Ranked:
+    return [(p.payload["chunk_id"], float(p.score)) for p in points]
 
 
 def _settle(path: Path) -> None:
