@@ -28,7 +28,7 @@ import numpy as np
 
 from .backend import BackendError, Entry, Fused, Ranked, by_score_then_id
 from .bm25 import B, K1
-from .edge_shards import CorpusShards, Opened, read_record, write_record
+from .edge_shards import SHARD, CorpusShards, Opened, read_record, write_record
 from .fusion import RRF_K, fused_order
 from .sparse import MATCHING, average_length, doc_sparse, matching, point_id, query_sparse
 
@@ -123,7 +123,7 @@ class EdgeBackend:
         dim = len(entries[0].vector)
         avgdl = average_length([e.tokens for e in entries])
         with self._shards(corpus).writing() as gen:
-            shard = edge.EdgeShard.create(str(gen / "shard"), self._config(dim))
+            shard = edge.EdgeShard.create(str(gen / SHARD), self._config(dim))
             try:
                 shard.update(edge.UpdateOperation.create_field_index("corpus", edge.KeywordIndexParams(is_tenant=True)))
                 shard.update(edge.UpdateOperation.create_field_index("document", edge.PayloadSchemaType.Keyword))
@@ -133,7 +133,7 @@ class EdgeBackend:
                 shard.flush()
             finally:
                 shard.close()
-            _settle(gen / "shard")
+            _settle(gen / SHARD)
             write_record(gen, {"corpus": corpus, "key": key, "avgdl": avgdl, "chunks": len(entries), "dim": dim})
             self._drop(corpus)  # before publishing: the old generation, closed here, can then be deleted
 
@@ -164,15 +164,15 @@ class EdgeBackend:
         with shards.writing() as gen:
             current = shards.current()  # read under the writer lock: no other writer moves it now
             record = _read(current)
-            shutil.copytree(current / "shard", gen / "shard")
-            shard = _edge().EdgeShard.load(str(gen / "shard"))
+            shutil.copytree(current / SHARD, gen / SHARD)
+            shard = _edge().EdgeShard.load(str(gen / SHARD))
             try:
                 change(shard, record)
                 shard.flush()
                 chunks = shard.count(_edge().CountRequest(exact=True, filter=_filter(corpus)))
             finally:
                 shard.close()
-            _settle(gen / "shard")
+            _settle(gen / SHARD)
             write_record(gen, {**record, "key": "", "chunks": chunks})
             self._drop(corpus)
 
