@@ -217,7 +217,11 @@ class EdgeBackend:
 
     # -- searching -----------------------------------------------------------------------------
     def _requests(self, corpus: str, tokens: Sequence[str] | None, vector: np.ndarray | None, n: int):
-        """(bm25 request or None, dense request or None): plain searches, also used as prefetches."""
+        """(bm25 request or None, dense request or None): plain searches for twice the ``n`` asked.
+        The engine picks among equal scores in an order of its own that changes from one build to
+        the next; asking for more and cutting here by (score, id) keeps exactly the chunks builtin
+        keeps, unless more than ``n`` tie at the cut."""
+        n = 2 * n
         edge = _edge()
         flt = _filter(corpus)
         sparse = None
@@ -242,31 +246,32 @@ class EdgeBackend:
     @_engine_errors
     def bm25(self, corpus: str, tokens: Sequence[str], n: int) -> Ranked:
         sparse, _ = self._requests(corpus, tokens, None, n)
-        return matching(self._run(corpus, [sparse])[0]) if sparse else []
+        return matching(self._run(corpus, [sparse])[0])[:n] if sparse else []
 
     @_engine_errors
     def dense(self, corpus: str, vector: np.ndarray, n: int) -> Ranked:
         _, dense = self._requests(corpus, None, vector, n)
-        return by_score_then_id(self._run(corpus, [dense])[0])
+        return by_score_then_id(self._run(corpus, [dense])[0])[:n]
 
     @_engine_errors
     def hybrid(self, corpus: str, tokens: Sequence[str], vector: np.ndarray, fetch: int) -> Fused:
         """The two plain searches (their ranks go into each Hit), then the engine's fusion of the
-        same two as prefetches, each limited to the points its plain search found, so the exact
-        dense search does not run twice; the fusion is asked for every candidate so its limit cuts
+        same two as prefetches, each limited to the chunks its plain search kept, so the exact dense
+        search does not run twice; the fusion is asked for every candidate so its limit cuts
         nothing, and ties are ordered here (score, then id)."""
         edge = _edge()
         sparse, dense = self._requests(corpus, tokens, vector, fetch)
         plain = [r for r in (sparse, dense) if r is not None]
-        found = self._points(corpus, plain)
-        prefetch = [edge.Prefetch(limit=fetch, query=r.query, params=r.params,
-                                  filter=edge.Filter(must=[*_filter(corpus).must, edge.HasIdCondition({p.id for p in points})]),
-                                  score_threshold=MATCHING if r is sparse else None) for r, points in zip(plain, found)]
+        found = [_ranked(points) for points in self._points(corpus, plain)]
+        lexical = matching(found[0])[:fetch] if sparse is not None else []
+        semantic = by_score_then_id(found[-1])[:fetch] if dense is not None else []
+        kept = [ranked for r, ranked in ((sparse, lexical), (dense, semantic)) if r is not None]
+        prefetch = [edge.Prefetch(limit=fetch, query=r.query, params=r.params, filter=edge.Filter(must=[
+                        *_filter(corpus).must, edge.HasIdCondition({point_id(corpus, i) for i, _ in ranked})]),
+                        score_threshold=MATCHING if r is sparse else None) for r, ranked in zip(plain, kept)]
         # Qdrant's RRF scores 1 / (k + position), positions from 0; ours 1 / (k + rank), ranks from 1
         fused = edge.QueryRequest(limit=2 * fetch, prefetches=prefetch, query=edge.Fusion.Rrf(k=RRF_K + 1),
                                   with_payload=["chunk_id"])
-        lexical = matching(_ranked(found[0])) if sparse is not None else []
-        semantic = by_score_then_id(_ranked(found[-1])) if dense is not None else []
         return Fused(fused_order(self._run(corpus, [fused])[0]), lexical, semantic)
 
     def close(self) -> None:

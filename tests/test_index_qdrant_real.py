@@ -4,8 +4,8 @@ assistant's answers the same (slow: every fifth gold question, each set a test o
 either can be run alone).
 
 Where they may differ, and why: BM25 gives chunks with the same terms and length the same score;
-the builtin backend ranks such ties by chunk id, the engine in its own order before its RRF fuses
-the lists, so tied chunks can swap fused places. An answer that depends on that order is allowed
+the builtin backend ranks such ties by chunk id, the engine in an order of its own (a different one
+in each build of a shard) before its RRF fuses the lists, so tied chunks can swap fused places. An answer that depends on that order is allowed
 to differ only in what such a swap can change (the "Nearest sections" of a decline, the hit rank
 and confidence of a passage) and never in whether it answers, by which route, its direct answer or
 its citations. The test set is read in aggregate only: its differing questions are counted, never
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 
 RECALL_K, MRR_K = 5, 10
 MAX_POINTS = 0.01  # "within 1 point"
-MAX_CHANGED = 0.01  # at most 1% of answers may differ at all, in the allowed ways
+MAX_CHANGED = 0.01  # at most 1% of answers (and always one) may differ at all, in the allowed ways
 # every SAMPLE-th gold question, the same for both backends, keeps CI time down (most of it is the
 # assistant answering twice); a difference in ranking shows on any fifth
 SAMPLE = 5
@@ -125,4 +125,6 @@ def test_the_assistant_answers_alike_on_both_backends(searchers, gold, edge_dir,
         print(f"differs: {q!r}: {sorted(k for k in a if a[k] != b.get(k))}")
     allowed = [_allowed(a, b) for _, a, b in changed]
     assert all(allowed), [q for (q, _, _), ok in zip(changed, allowed) if not ok] if name == "dev" else allowed.count(False)
-    assert len(changed) <= MAX_CHANGED * len(questions), len(changed)
+    # one is always allowed: each build of a shard orders equal scores its own way, and a set of 86 would
+    # otherwise allow none
+    assert len(changed) <= max(1.0, MAX_CHANGED * len(questions)), len(changed)
