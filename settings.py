@@ -91,9 +91,9 @@ SETTINGS: tuple[Setting, ...] = (
             "(rank-bm25 + FAISS in this process) or `qdrant` (needs the `qdrant` extra)",
             choices=("builtin", "qdrant")),
     Setting("qdrant_url", "COTATI_QDRANT_URL", "", str, "Qdrant server or cluster the `qdrant` backend uses; "
-            "unset: qdrant-client's local mode on disk, no server"),
-    Setting("qdrant_path", "COTATI_QDRANT_PATH", None, Path, "the local mode's folder when `COTATI_QDRANT_URL` is "
-            "unset; default var/qdrant"),
+            "unset: Qdrant Edge, the engine embedded in this process, no server"),
+    Setting("qdrant_path", "COTATI_QDRANT_PATH", None, Path, "where Qdrant Edge keeps its shards (one folder per "
+            "corpus) when `COTATI_QDRANT_URL` is unset; default: `edge` beside the index folder (var/edge)"),
     Setting("qdrant_collection", "COTATI_QDRANT_COLLECTION", "municipal_code", str, "the Qdrant collection; one "
             "collection holds every corpus (city), told apart by its `corpus` payload field"),
     Setting("corpus_name", "COTATI_CORPUS_NAME", "", str, "the corpus's name in a shared collection (its `corpus` "
@@ -262,8 +262,10 @@ def default_index_dir() -> Path:
     return value("index_dir") or _var_dir() / "index"
 
 
-def default_qdrant_path() -> Path:
-    return value("qdrant_path") or _var_dir() / "qdrant"
+def default_edge_path(index_dir: Path | None = None) -> Path:
+    """Qdrant Edge's shards: ``COTATI_QDRANT_PATH``, else ``edge`` beside the index folder (not in it:
+    a rebuild replaces the index folder whole, and a shard's writer lock must outlive that)."""
+    return value("qdrant_path") or (index_dir or default_index_dir()).parent / "edge"
 
 
 OUR_LOGGERS = ("webapp", "assistant", "index", "ingest")

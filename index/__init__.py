@@ -10,7 +10,8 @@ Public API (imported lazily, so ``import index`` loads nothing heavy)::
 Also: ``build()``, ``Searcher``, ``Hit``, ``Chunk``, ``TableRowText``, ``CorpusInput``,
 ``QueryError``, ``IndexStoreError``, ``IndexBuildError``, ``EncoderError``, ``BackendError``.
 The engine that ranks is a backend (``backend``): ``builtin`` (rank-bm25 + FAISS, the default) or
-``qdrant`` (``qdrant_backend``); ``open_index(backend=...)`` or ``$COTATI_INDEX_BACKEND`` chooses.
+``qdrant`` (Qdrant Edge embedded, ``qdrant_edge_backend``, or a server, ``qdrant_backend``);
+``open_index(backend=...)`` or ``$COTATI_INDEX_BACKEND`` chooses.
 """
 
 from __future__ import annotations

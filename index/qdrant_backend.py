@@ -9,9 +9,11 @@ searched corpus only (``IdfCorpusParams``), so a city's BM25 scores do not depen
 cities in the collection. Hybrid search is the engine's own: two prefetches fused by RRF (k=60).
 Every search filters by the ``corpus`` payload field.
 
-``COTATI_QDRANT_URL`` unset: qdrant-client's local mode, its in-process implementation of the same
-API (not the Qdrant server), on disk under ``var/qdrant``; set: that server or cluster, same code.
-qdrant_client is imported here only, and only when a backend is opened.
+This is the backend for a Qdrant server or cluster (``COTATI_QDRANT_URL``). Without a server the
+``qdrant`` backend is Qdrant Edge (``qdrant_edge_backend``, same layout); this class's
+``path=`` (qdrant-client's local mode, its in-process Python implementation of the same API) is
+kept only as the test double that runs this code in CI. qdrant_client is imported here only, and
+only when a backend is opened.
 """
 
 from __future__ import annotations
@@ -19,10 +21,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
-import hashlib
 import threading
-import uuid
-from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -31,61 +30,31 @@ import numpy as np
 from .backend import BackendError, Entry, Fused, Ranked, by_score_then_id
 from .bm25 import B, K1
 from .fusion import RRF_K, fused_order
+from .sparse import MATCHING as _MATCHING
+from .sparse import average_length, doc_sparse, point_id, query_sparse, term_id  # noqa: F401 (tests import them here)
+from .sparse import matching as _matching
 
 DENSE = "dense"
 SPARSE = "bm25"
 BATCH = 512  # points per upsert: bounded requests to a server, few writes in local mode
-_NAMESPACE = uuid.UUID("6f1c9a4e-2b1d-4c55-9a55-0c07a7a1c0de")  # point ids: uuid5(corpus/chunk id)
 _CLIENTS: dict[str, Any] = {}
 _LOCK = threading.Lock()
 _LOCAL_CALLS = threading.RLock()  # re-entrant: a method may call another
 
 
-# -- pure functions: term ids and BM25 weights ---------------------------------------------------
-def term_id(token: str) -> int:
-    """A token's sparse dimension: 32 bits of its blake2b hash (Qdrant's indices are u32). Stable
-    across processes and machines, so any writer and reader of a shared collection agree."""
-    return int.from_bytes(hashlib.blake2b(token.encode("utf-8"), digest_size=4).digest(), "little")
-
-
-def doc_length(tokens: Sequence[str]) -> int:
-    return max(1, len(tokens))  # bm25.BM25Index counts an empty chunk as one (placeholder) token
-
-
-def average_length(token_lists: Sequence[Sequence[str]]) -> float:
-    return sum(doc_length(t) for t in token_lists) / len(token_lists) if token_lists else 1.0
-
-
-def doc_sparse(tokens: Sequence[str], avgdl: float, k1: float = K1, b: float = B) -> tuple[list[int], list[float]]:
-    """(indices, values) of a chunk's sparse vector: BM25's per-term weight without the IDF."""
-    norm = k1 * (1.0 - b + b * doc_length(tokens) / avgdl)
-    weights: dict[int, float] = {}
-    for term, tf in sorted(Counter(tokens).items()):
-        tid = term_id(term)  # two terms on one id (a hash collision) share the dimension
-        weights[tid] = weights.get(tid, 0.0) + tf * (k1 + 1.0) / (tf + norm)
-    ids = sorted(weights)
-    return ids, [weights[i] for i in ids]
-
-
-def query_sparse(tokens: Sequence[str]) -> tuple[list[int], list[float]]:
-    """A query's sparse vector: each distinct term once, weight 1 (the engine applies the IDF)."""
-    ids = sorted({term_id(t) for t in tokens})
-    return ids, [1.0] * len(ids)
-
-
-def point_id(corpus: str, chunk_id: str) -> str:
-    return str(uuid.uuid5(_NAMESPACE, f"{corpus}/{chunk_id}"))
-
-
 # -- the client ----------------------------------------------------------------------------------
 def location(url: str | None = None, path: str | Path | None = None) -> str:
     """Where the backend's data is: the server ``url`` or local-mode folder ``path`` given, else
-    ``$COTATI_QDRANT_URL``, else the folder ``$COTATI_QDRANT_PATH``, else ``var/qdrant``."""
+    ``$COTATI_QDRANT_URL``. Local mode (a folder) is this backend's test double only: without a
+    server, ``engine`` opens Qdrant Edge instead."""
     import settings
 
     if url or path:
         return str(url or Path(path).expanduser())
-    return str(settings.value("qdrant_url") or settings.default_qdrant_path())
+    server = settings.value("qdrant_url")
+    if not server:
+        raise BackendError("qdrant", "no server given (COTATI_QDRANT_URL) and no local-mode folder")
+    return str(server)
 
 
 def _client(where: str):
@@ -335,14 +304,6 @@ class QdrantBackend:
             if _CLIENTS.get(self.where) is self.client:
                 del _CLIENTS[self.where]
         self.client.close()
-
-
-# BM25 returns only chunks holding a query term (score > 0), as bm25.BM25Index.top does
-_MATCHING = 1e-12
-
-
-def _matching(ranked: Ranked) -> Ranked:
-    return by_score_then_id([p for p in ranked if p[1] > _MATCHING])
 
 
 def _filter(corpus: str, document: str | None = None):

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import dense, store
-from .backend import Backend, Entry, backend_name
+from .backend import Backend, Entry, backend_name, qdrant_engine
 from .builtin_backend import BuiltinBackend
 from .corpus import CorpusLike, as_corpus, corpus_hash, source_fingerprint
 from .query import MAX_QUERY_CHARS, Ref, clean_query, refs_in
@@ -249,15 +249,14 @@ def open_index(
     ``IndexStoreError`` says why it cannot be used. Never embeds anything when the index is fresh.
 
     ``backend`` (else ``$COTATI_INDEX_BACKEND``): ``builtin`` ranks with this folder's files;
-    ``qdrant`` with the corpus ``corpus_name`` (``default_corpus_name``) of the Qdrant collection,
-    loaded from this folder when it does not hold this index yet.
+    ``qdrant`` with the corpus ``corpus_name`` (``default_corpus_name``) of Qdrant (``qdrant_engine``:
+    Qdrant Edge's shard, or a server's collection), loaded from this folder when it does not hold this
+    index yet.
     """
     chosen = backend_name(backend)
     searcher = _open(index_dir, build_if_missing=build_if_missing, progress=progress, model=model, corpus=corpus)
     if chosen == "qdrant":
-        from .qdrant_backend import QdrantBackend
-
-        searcher.use_backend(QdrantBackend(), default_corpus_name(corpus_name))
+        searcher.use_backend(qdrant_engine(searcher.path), default_corpus_name(corpus_name))
     return searcher
 
 
@@ -323,14 +322,15 @@ def build(
     chosen = backend_name(backend)
     manifest = _build(index_dir, progress=progress, model=model, corpus=corpus)
     if chosen == "qdrant":
-        from .qdrant_backend import QdrantBackend
-
         searcher = Searcher(store.resolve_index_dir(index_dir), _stored(index_dir, manifest), model, 0.0)
         name = default_corpus_name(corpus_name)
-        qdrant = QdrantBackend()
+        qdrant = qdrant_engine(searcher.path)
         if progress:
             progress("qdrant", 0, 1)
-        qdrant.build(name, searcher.entries(), key=searcher.index_key)
+        try:
+            qdrant.build(name, searcher.entries(), key=searcher.index_key)
+        finally:
+            qdrant.close()
         if progress:
             progress("qdrant", 1, 1)
     return manifest

@@ -1,9 +1,11 @@
-"""Retrieval backends (builtin rank-bm25 + FAISS, Qdrant in qdrant-client's local mode) over the
+"""Retrieval backends (builtin rank-bm25 + FAISS; Qdrant Edge, the ``qdrant`` backend without a
+server; the server backend's code on qdrant-client's local mode, its test double) over the
 synthetic corpus with the hashing encoder: build, search, corpus filter, add/remove, and the
 Searcher and CLI on the Qdrant backend. Hermetic: a temp folder each, no model, no server."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
@@ -16,7 +18,9 @@ from conftest_index import FAKE_MODEL, open_fake
 
 from index.backend import BackendError, Entry, backend_name
 from index.builtin_backend import BuiltinBackend
-from index.qdrant_backend import QdrantBackend, doc_sparse, query_sparse, term_id
+from index.qdrant_backend import QdrantBackend
+from index.qdrant_edge_backend import EdgeBackend
+from index.sparse import doc_sparse, query_sparse, term_id
 
 ROOT = Path(__file__).resolve().parents[1]
 QUERIES = ("cell tower setback", "fence height", "parking restaurant", "accessory dwelling unit", "bar tavern permit")
@@ -36,10 +40,12 @@ def entries(searcher):
 def _backend(kind: str, tmp_path: Path):
     if kind == "builtin":
         return BuiltinBackend(k1=1.2, b=0.75)
-    return QdrantBackend(path=tmp_path / "qdrant", collection="test_code")
+    if kind == "edge":
+        return EdgeBackend(tmp_path / "edge")
+    return QdrantBackend(path=tmp_path / "qdrant", collection="test_code")  # the server code, on local mode
 
 
-@pytest.fixture(params=["builtin", "qdrant"])
+@pytest.fixture(params=["builtin", "edge", "server-code"])
 def backend(request, tmp_path):
     b = _backend(request.param, tmp_path)
     yield b
@@ -130,7 +136,8 @@ def test_every_search_stays_in_its_corpus(searcher, entries, backend):
 
 def test_remove_and_add_a_document(searcher, entries, backend):
     backend.build("cotati", entries)
-    before = {q: backend.hybrid("cotati", _tokens(q), _vector(searcher, q), 50) for q in QUERIES}
+    before = {q: backend.hybrid("cotati", _tokens(q), _vector(searcher, q), 50) for q in QUERIES + TIE_FREE}
+    short = {q: backend.hybrid("cotati", _tokens(q), _vector(searcher, q), 3) for q in QUERIES + TIE_FREE}
     gone = [e for e in entries if e.document == "001"]
     assert gone and backend.remove("cotati", "001") == len(gone)
     for q in QUERIES:
@@ -138,25 +145,50 @@ def test_remove_and_add_a_document(searcher, entries, backend):
         assert not {i for i in _ids(found.fused)} & {e.id for e in gone}
     assert backend.remove("cotati", "001") == 0
     backend.add("cotati", gone)
-    for q in QUERIES:
-        found = backend.hybrid("cotati", _tokens(q), _vector(searcher, q), 50)
-        assert _ids(found.fused) == _ids(before[q].fused), q
+    exact = 0
+    for q in QUERIES + TIE_FREE:
+        found, was = backend.hybrid("cotati", _tokens(q), _vector(searcher, q), 50), before[q]
+        assert _ids(found.bm25) == _ids(was.bm25) and _ids(found.dense) == _ids(was.dense), q
+        assert set(_ids(found.fused)) == set(_ids(was.fused)), q
+        if _untied(short[q].bm25) and _untied(short[q].dense):  # re-added points sit elsewhere in the engine,
+            found = backend.hybrid("cotati", _tokens(q), _vector(searcher, q), 3)  # which may order ties anew
+            assert _ids(found.fused) == _ids(short[q].fused), q
+            exact += 1
+    assert exact  # the check above did run
 
 
-def test_qdrant_records_which_index_it_holds(entries, tmp_path):
-    q = QdrantBackend(path=tmp_path / "qdrant", collection="test_code")
+@pytest.mark.parametrize("kind", ["edge", "server-code"])
+def test_qdrant_records_which_index_it_holds(entries, tmp_path, kind):
+    q = _backend(kind, tmp_path)
     q.build("cotati", entries, key="k1")
     assert q.holds("cotati", "k1") and not q.holds("cotati", "k2") and q.count("cotati") == len(entries)
     assert q.record("cotati")["avgdl"] > 1
     q.remove("cotati", "001")
     assert not q.holds("cotati", "k1")  # changed since it was loaded from the index: reloaded on next open
     q.close()
-    reopened = QdrantBackend(path=tmp_path / "qdrant", collection="test_code")  # local mode persists on disk
+    reopened = _backend(kind, tmp_path)  # both persist on disk
     assert reopened.count("cotati") == len(entries) - sum(e.document == "001" for e in entries)
     reopened.close()
 
 
-def test_qdrant_refuses_vectors_of_another_size(entries, tmp_path):
+def test_edge_keeps_one_generation_and_refuses_vectors_of_another_size(entries, tmp_path):
+    q = EdgeBackend(tmp_path / "edge")
+    q.build("cotati", entries, key="k1")
+    q.remove("cotati", "001")
+    q.add("cotati", [e for e in entries if e.document == "001"])
+    # each change published a new generation; the ones no process has open are gone
+    assert len(list((tmp_path / "edge" / "cotati").glob("g-*"))) == 1
+    short = [Entry(e.id, e.document, e.tokens, np.ones(8, dtype=np.float32) / np.sqrt(8)) for e in entries]
+    with pytest.raises(BackendError, match="64-d vectors, these are 8-d"):
+        q.add("cotati", short)
+    q.build("small", short)  # another corpus is another shard: its own size
+    assert q.count("small") == len(entries) and q.count("cotati") == len(entries)
+    with pytest.raises(BackendError, match="corpus name '../x'"):
+        q.bm25("../x", ["fence"], 5)
+    q.close()
+
+
+def test_a_server_collection_refuses_vectors_of_another_size(entries, tmp_path):
     q = QdrantBackend(path=tmp_path / "qdrant", collection="test_code")
     q.build("cotati", entries)
     short = [Entry(e.id, e.document, e.tokens, np.ones(8, dtype=np.float32) / np.sqrt(8)) for e in entries]
@@ -179,10 +211,10 @@ def test_searcher_on_qdrant_gives_the_same_hits(tmp_path, monkeypatch, searcher,
 
     from index import open_index
 
-    monkeypatch.setenv("COTATI_QDRANT_PATH", str(tmp_path / "qdrant"))
+    monkeypatch.setenv("COTATI_QDRANT_PATH", str(tmp_path / "edge"))
     monkeypatch.delenv("COTATI_QDRANT_URL", raising=False)
     q = open_index(searcher.path, model=FAKE_MODEL, corpus=corpus(), backend="qdrant", corpus_name="test")
-    assert q.backend.name == "qdrant" and q.backend.holds("test", q.index_key)
+    assert q.backend.name == "qdrant" and q.backend.engine == "edge" and q.backend.holds("test", q.index_key)
     for query in QUERIES + ("17.44.065", "Table 3-7", "what does 17.44.065 say about towers"):
         want = searcher.search(query, k=1000, mode=mode)
         got = q.search(query, k=1000, mode=mode)
@@ -199,9 +231,9 @@ def test_searcher_on_qdrant_gives_the_same_hits(tmp_path, monkeypatch, searcher,
 
 
 def test_cli_build_and_search_on_qdrant_with_no_server(tmp_path):
-    env = dict(os.environ, COTATI_INDEX_DIR=str(tmp_path / "index"), COTATI_EMBED_MODEL=FAKE_MODEL,
-               COTATI_QDRANT_PATH=str(tmp_path / "qdrant"))
-    env.pop("COTATI_QDRANT_URL", None)
+    env = dict(os.environ, COTATI_INDEX_DIR=str(tmp_path / "index"), COTATI_EMBED_MODEL=FAKE_MODEL)
+    for name in ("COTATI_QDRANT_URL", "COTATI_QDRANT_PATH"):
+        env.pop(name, None)
 
     def run(*args):
         return subprocess.run([sys.executable, "-m", "index", *args], cwd=ROOT, env=env, capture_output=True,
@@ -209,13 +241,20 @@ def test_cli_build_and_search_on_qdrant_with_no_server(tmp_path):
 
     r = run("build", "--backend", "qdrant", "--quiet")
     assert r.returncode == 0, r.stderr
-    assert "loaded into Qdrant" in r.stderr and (tmp_path / "qdrant").is_dir()
+    edge = tmp_path / "edge"  # Qdrant Edge, its shards beside the index folder
+    assert f"loaded into Qdrant ({edge})" in r.stderr and (edge / "cotati" / "CURRENT").is_file()
     r = run("search", "17.44.065", "--json", "-k", "3", "--backend", "qdrant")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)[0]["section"] == "17.44.065"
     builtin = run("search", "cell tower setback", "--json", "-k", "5")
     qdrant = run("search", "cell tower setback", "--json", "-k", "5", "--backend", "qdrant")
     assert [h["chunk"] for h in json.loads(qdrant.stdout)] == [h["chunk"] for h in json.loads(builtin.stdout)]
+    with open(edge / "cotati" / "writer.lock", "a+") as lock:  # as another process's build holds it
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        r = run("build", "--backend", "qdrant", "--quiet")
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines()[-1].startswith(
+        f"error: index backend 'qdrant': {edge / 'cotati'}: another process is writing this index")
 
 
 def test_an_unreachable_server_is_one_line(tmp_path):

@@ -1,13 +1,15 @@
-"""The Qdrant backend (qdrant-client's local mode) against the builtin one on the real index and the
-gold questions: recall@5 and MRR@10 on dev and test within 1 point, and the assistant's answers the
-same (slow: a few minutes on 2 cores, most of it local mode's searches; every fifth gold question).
+"""The ``qdrant`` backend without a server (Qdrant Edge, embedded) against the builtin one on the
+real index and the gold questions: recall@5 and MRR@10 on dev and test within 1 point, and the
+assistant's answers the same (slow: every fifth gold question, each set a test of its own, so
+either can be run alone).
 
 Where they may differ, and why: BM25 gives chunks with the same terms and length the same score;
-the builtin backend ranks such ties by chunk id, the engine in its own order before its RRF fuses
-the lists, so tied chunks can swap fused places. An answer that depends on that order is allowed
+the builtin backend ranks such ties by chunk id, the engine in an order of its own (a different one
+in each build of a shard) before its RRF fuses the lists, so tied chunks can swap fused places. An answer that depends on that order is allowed
 to differ only in what such a swap can change (the "Nearest sections" of a decline, the hit rank
 and confidence of a passage) and never in whether it answers, by which route, its direct answer or
-its citations.
+its citations. The test set is read in aggregate only: its differing questions are counted, never
+printed.
 """
 
 from __future__ import annotations
@@ -18,35 +20,43 @@ pytestmark = pytest.mark.slow
 
 RECALL_K, MRR_K = 5, 10
 MAX_POINTS = 0.01  # "within 1 point"
-MAX_CHANGED = 0.01  # at most 1% of answers may differ at all, in the allowed ways
-# Local mode searches in pure Python (about 0.1 s a search here): every SAMPLE-th gold question,
-# the same for both backends, keeps CI time down; a difference in ranking shows on any fifth.
+MAX_CHANGED = 0.01  # at most 1% of answers (and always one) may differ at all, in the allowed ways
+# every SAMPLE-th gold question, the same for both backends, keeps CI time down (most of it is the
+# assistant answering twice); a difference in ranking shows on any fifth
 SAMPLE = 5
 KEPT = ("abstained", "route", "citations", "lookups", "clarify", "interpretation")
 
 
 @pytest.fixture(scope="module")
-def qdrant_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("qdrant")
+def edge_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("edge")
 
 
 @pytest.fixture(scope="module")
-def searchers(qdrant_dir):
+def searchers(edge_dir):
     from index import open_index
-    from index.qdrant_backend import QdrantBackend
+    from index.qdrant_edge_backend import EdgeBackend
 
     builtin = open_index(backend="builtin")  # var/index, built when missing or stale
-    qdrant = open_index(backend="builtin")
-    qdrant.use_backend(QdrantBackend(path=qdrant_dir), "cotati")
-    yield builtin, qdrant
-    qdrant.backend.close()
+    edge = open_index(backend="builtin")
+    edge.use_backend(EdgeBackend(edge_dir), "cotati")
+    yield builtin, edge
+    edge.backend.close()
 
 
 @pytest.fixture(scope="module")
 def gold():
+    """name -> every SAMPLE-th item of that set, each set read only when a test asks for it."""
     from eval.gold import SETS, load_gold
 
-    return {name: load_gold(path)[::SAMPLE] for name, path in SETS.items()}
+    loaded: dict = {}
+
+    def items(name: str):
+        if name not in loaded:
+            loaded[name] = load_gold(SETS[name])[::SAMPLE]
+        return loaded[name]
+
+    return items
 
 
 def _scores(searcher, items):
@@ -59,24 +69,25 @@ def _scores(searcher, items):
 
 @pytest.mark.parametrize("name", ["dev", "test"])
 def test_recall_and_mrr_within_one_point(searchers, gold, name):
-    builtin, qdrant = searchers
-    (r_b, m_b), (r_q, m_q) = _scores(builtin, gold[name]), _scores(qdrant, gold[name])
-    print(f"{name}: builtin recall@5 {r_b:.4f} MRR@10 {m_b:.4f}; qdrant recall@5 {r_q:.4f} MRR@10 {m_q:.4f}")
+    builtin, edge = searchers
+    (r_b, m_b), (r_q, m_q) = _scores(builtin, gold(name)), _scores(edge, gold(name))
+    print(f"{name}: builtin recall@5 {r_b:.4f} MRR@10 {m_b:.4f}; qdrant edge recall@5 {r_q:.4f} MRR@10 {m_q:.4f}")
     assert abs(r_b - r_q) <= MAX_POINTS and abs(m_b - m_q) <= MAX_POINTS
 
 
-def _answers(questions, backend, qdrant_dir):
+def _answers(questions, backend, edge_dir):
     """{question: answer dict} for the questions whose answer consulted the backend (a search): the
     others cannot depend on it."""
     from assistant import load_assistant
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("COTATI_INDEX_BACKEND", backend)  # the setting the assistant's open_index reads
-        mp.setenv("COTATI_QDRANT_PATH", str(qdrant_dir))
-        mp.delenv("COTATI_QDRANT_URL", raising=False)  # local mode, here as in CI
+        mp.setenv("COTATI_QDRANT_PATH", str(edge_dir))
+        mp.delenv("COTATI_QDRANT_URL", raising=False)  # Qdrant Edge, here as in CI
         assistant = load_assistant()
         searcher = assistant.searcher
         assert searcher.backend.name == backend
+        assert backend == "builtin" or searcher.backend.engine == "edge"
         searched = []
         mp.setattr(searcher, "search", lambda *a, _search=searcher.search, **k: searched.append(1) or _search(*a, **k))
         out = {}
@@ -102,14 +113,18 @@ def _allowed(a: dict, b: dict) -> bool:
     return set(k for k in a if a[k] != b.get(k)) <= {"answer", "nearest", "confidence", "signals"}
 
 
-def test_the_assistant_answers_alike_on_both_backends(searchers, gold, qdrant_dir):
-    questions = [i.question for items in gold.values() for i in items]
-    builtin = _answers(questions, "builtin", qdrant_dir)
-    qdrant = _answers(list(builtin), "qdrant", qdrant_dir)
-    assert qdrant.keys() == builtin.keys()  # the same questions searched
-    changed = [(q, builtin[q], qdrant[q]) for q in builtin if builtin[q] != qdrant[q]]
-    print(f"{len(builtin)} of {len(questions)} answers searched the index; {len(changed)} differ")
-    for q, a, b in changed:
+@pytest.mark.parametrize("name", ["dev", "test"])
+def test_the_assistant_answers_alike_on_both_backends(searchers, gold, edge_dir, name):
+    questions = [i.question for i in gold(name)]
+    builtin = _answers(questions, "builtin", edge_dir)
+    edge = _answers(list(builtin), "qdrant", edge_dir)
+    assert edge.keys() == builtin.keys()  # the same questions searched
+    changed = [(q, builtin[q], edge[q]) for q in builtin if builtin[q] != edge[q]]
+    print(f"{name}: {len(builtin)} of {len(questions)} answers searched the index; {len(changed)} differ")
+    for q, a, b in changed if name == "dev" else ():  # test items are never shown
         print(f"differs: {q!r}: {sorted(k for k in a if a[k] != b.get(k))}")
-    assert all(_allowed(a, b) for _, a, b in changed), [q for q, a, b in changed if not _allowed(a, b)]
-    assert len(changed) <= MAX_CHANGED * len(questions), len(changed)
+    allowed = [_allowed(a, b) for _, a, b in changed]
+    assert all(allowed), [q for (q, _, _), ok in zip(changed, allowed) if not ok] if name == "dev" else allowed.count(False)
+    # one is always allowed: each build of a shard orders equal scores its own way, and a set of 86 would
+    # otherwise allow none
+    assert len(changed) <= max(1.0, MAX_CHANGED * len(questions)), len(changed)
