@@ -33,8 +33,9 @@ QUESTION_WORDS = frozenset("how tall high wide big much many long far deep large
 class Corpus:
     """Sections and documents, with the latest statement of each section first."""
 
-    def __init__(self, sections, documents, vocabulary):
+    def __init__(self, sections, documents, vocabulary, provisions: list | None = None):
         self.sections = list(sections)
+        self.provisions = provisions  # the sections' provisions in force when already parsed, else None
         self.documents = {doc.id: doc for doc in documents}
         self.vocabulary = vocabulary
         self.by_key = {(s.id, s.document): s for s in self.sections}
@@ -196,6 +197,8 @@ class Resources:
 
     def provisions(self) -> list:
         """The corpus's provisions in force: its sections' outlines and sentences (ingest.provisions)."""
+        if self._provisions is None and self.corpus.provisions is not None:
+            self._provisions = self.corpus.provisions
         if self._provisions is None:
             from ingest.provisions import effective_provisions, provisions_of
 

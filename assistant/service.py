@@ -157,11 +157,16 @@ def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path |
     ``calibrated``: apply the confidence model and threshold fitted on dev (data/calibration.json).
     ``reader``: rank provisions with the reader fitted on dev (data/reader.json); default from
     ``COTATI_READER`` (on by default; without the file there is no reader)."""
-    from ingest import load_corpus, load_manifest
+    from ingest import load_manifest
     from ingest.manifest import default_corpus_dir
 
-    result = load_corpus(corpus_dir)
-    documents = load_manifest(Path(corpus_dir) if corpus_dir else default_corpus_dir())
+    from . import derived as derived_mod
+
+    folder = Path(corpus_dir) if corpus_dir else default_corpus_dir()
+    documents = load_manifest(folder)
+    # The sections, cells and provisions come from the file beside the index when it matches the
+    # corpus and ingest code: parsing them again was most of a cold answer (issue 25).
+    derived = derived_mod.load_or_derive(folder, Path(index_dir).expanduser() if index_dir else settings.default_index_dir())
 
     def open_searcher():
         from index import open_index
@@ -170,7 +175,8 @@ def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path |
 
     calibration = confidence_mod.load() if calibrated else confidence_mod.UNCALIBRATED
     fitted_reader = reader_mod.load() if settings.value("reader", reader) else None
-    built = _assistant(result.sections, documents, as_of, open_searcher, calibration, fitted_reader)
+    built = _assistant(derived.sections, documents, as_of, open_searcher, calibration, fitted_reader,
+                       None if as_of else derived)
     return built if as_of else with_earlier_law(built)
 
 
@@ -184,13 +190,18 @@ def with_earlier_law(built: Assistant) -> Assistant:
     return built
 
 
-def _assistant(sections, documents, as_of: str | None, open_searcher, calibration, fitted_reader) -> Assistant:
-    """An assistant over the sections dated on or before ``as_of`` (all of them without it)."""
-    from ingest.tables import build_tables
-
+def _assistant(sections, documents, as_of: str | None, open_searcher, calibration, fitted_reader,
+               derived=None) -> Assistant:
+    """An assistant over the sections dated on or before ``as_of`` (all of them without it).
+    ``derived`` (``assistant.derived.Derived`` of exactly these sections): their cells and
+    provisions, already parsed."""
     if as_of:
         sections = tuple(s for s in sections if s.date and s.date <= as_of)
-    table_set = build_tables(sections)
-    corpus = Corpus(sections, documents, load_vocabulary())
-    return Assistant(corpus, PermitTables(table_set.effective), open_searcher, StandardsTables(table_set.effective),
-                     calibration, fitted_reader)
+    if derived is not None:
+        cells, provisions = derived.cells, list(derived.provisions)
+    else:
+        from ingest.tables import build_tables
+
+        cells, provisions = build_tables(sections).effective, None
+    corpus = Corpus(sections, documents, load_vocabulary(), provisions)
+    return Assistant(corpus, PermitTables(cells), open_searcher, StandardsTables(cells), calibration, fitted_reader)

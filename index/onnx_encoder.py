@@ -33,6 +33,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .caches import remembered_sha256
 from .store import _sha256 as sha256  # one file hash for the whole index folder
 from .types import Progress
 
@@ -292,7 +293,7 @@ def load(folder: Path, manifest: dict[str, Any], model: str) -> tuple[OnnxEncode
             f = folder / entry.get("file" if name == ONNX_FILE else "tokenizer", name)
             if not f.is_file():
                 return None, f"{f.name} is missing"
-            if sha256(f) != entry.get("sha256", {}).get(name):
+            if remembered_sha256(f, sha256) != entry.get("sha256", {}).get(name):
                 return None, f"{f.name} does not match its checksum in the manifest"
         return OnnxEncoder(folder, entry), ""
     except ImportError as e:

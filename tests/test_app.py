@@ -228,6 +228,19 @@ def _in_view(browser, element) -> bool:
         element)
 
 
+def _shown_whole(browser, element) -> bool:
+    """The element's whole box is on the screen and not clipped by the box it scrolls in (nor hidden
+    under that box's sticky table header)."""
+    return browser.execute_script(
+        "const el = arguments[0], r = el.getBoundingClientRect();"
+        "const box = el.closest('.grid-scroll, .section-text');"
+        "const b = box ? box.getBoundingClientRect() : {top: 0, bottom: window.innerHeight};"
+        "const head = box && box.querySelector('thead');"
+        "const top = Math.max(0, b.top + (head ? head.getBoundingClientRect().height : 0));"
+        "return r.height > 0 && r.top >= top - 1 && r.bottom <= Math.min(window.innerHeight, b.bottom) + 1;",
+        element)
+
+
 LONG_ANSWER = "What is the TOC district?"  # a passage answer: several long reasons and two sources
 
 
@@ -264,6 +277,10 @@ def test_browser_answer_first(server, browser, width, height, name):
         box.send_keys(Keys.ENTER)
         _wait(lambda: "A use permit (UP) is required." in chat.text, what="the first answer")
         assert box.get_attribute("value") == ""
+        if name == "laptop":  # the reader beside the chat: the cited row of the table, on the first screen
+            row = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#reader table.grid tr.cited"), what="the cited row")[0]
+            assert "Bar, tavern" in row.text
+            _wait(lambda: _shown_whole(browser, row), timeout=5, what="the cited table row on the first screen")
         box.send_keys(LONG_ANSWER)
         box.send_keys(Keys.ENTER)
         headline = _wait(lambda: [h for h in browser.find_elements(By.CSS_SELECTOR, "#chat .turn.latest .headline")

@@ -166,8 +166,16 @@ JS = """
       el.setAttribute('data-scrolled', '1');
       const how = el.getAttribute('data-scroll-to');
       if (how === 'inner') {
+        // Only the box the cited row or quote scrolls in moves (the page stays on the answer); the row
+        // goes a third of the way down the part of the box on screen: on a 1366x768 laptop the box runs
+        // below the fold, and a third of the whole box was under it. Rects, not offsetTop: a table row's
+        // offsetTop counts from its table, the box's from the reader.
         const box = el.closest('.section-text, .grid-scroll');
-        if (box) box.scrollTop = Math.max(0, el.offsetTop - box.offsetTop - box.clientHeight / 3);
+        if (box) {
+          const b = box.getBoundingClientRect();
+          const shown = Math.max(40, Math.min(b.bottom, window.innerHeight) - b.top);
+          box.scrollTop += el.getBoundingClientRect().top - b.top - shown / 3;
+        }
         return;
       }
       if (how === 'start' && inView(el)) {
