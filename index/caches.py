@@ -5,6 +5,8 @@ reader, and ``index build`` never carries it into a new index."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import zipfile
 import zlib
 from pathlib import Path
@@ -82,3 +84,13 @@ def remembered_sha256(path: Path, digest) -> str:
     if time.time() - stamp[1] / 1e9 > RACY_SECONDS and _stamp(path) == stamp:
         _write_stamps(path.parent, {**stamps, path.name: [*stamp, value]})
     return value
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a rename into ``path`` durable (where the file system allows it)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

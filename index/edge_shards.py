@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import IO, Any, Iterator
 
 from .backend import BackendError
+from .caches import fsync_dir
 
 SHARD = "shard"
 RECORD = "record.json"
@@ -158,7 +159,7 @@ class CorpusShards:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self.dir / CURRENT)
-        _fsync_dir(self.dir)
+        fsync_dir(self.dir)
 
     def _sweep(self) -> None:
         """Delete every generation but the current one that no process has open (and what crashed
@@ -192,10 +193,3 @@ def write_record(gen: Path, record: dict[str, Any]) -> None:
         os.fsync(f.fileno())
 
 
-def _fsync_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)

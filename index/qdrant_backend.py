@@ -31,7 +31,7 @@ from .backend import BackendError, Entry, Fused, Ranked, by_score_then_id
 from .bm25 import B, K1
 from .fusion import RRF_K, fused_order
 from .sparse import MATCHING as _MATCHING
-from .sparse import average_length, doc_sparse, point_id, query_sparse, term_id  # noqa: F401 (tests import them here)
+from .sparse import average_length, doc_sparse, point_id, point_parts, query_sparse, term_id  # noqa: F401 (tests import them here)
 from .sparse import matching as _matching
 
 DENSE = "dense"
@@ -152,14 +152,9 @@ class QdrantBackend:
         for start in range(0, len(entries), BATCH):
             points = []
             for e in entries[start:start + BATCH]:
-                ids, values = doc_sparse(e.tokens, avgdl, self.k1, self.b)
-                payload = {"corpus": corpus, "document": e.document, "chunk_id": e.id}
-                if e.chunk is not None:  # the passage itself, so a service can answer from the engine alone
-                    payload["chunk"] = e.chunk.to_dict()
-                points.append(models.PointStruct(
-                    id=point_id(corpus, e.id), payload=payload,
-                    vector={DENSE: np.asarray(e.vector, dtype=np.float32).tolist(),
-                            SPARSE: models.SparseVector(indices=ids, values=values)}))
+                ids, values, dense, payload = point_parts(corpus, e, avgdl, self.k1, self.b)
+                points.append(models.PointStruct(id=point_id(corpus, e.id), payload=payload, vector={
+                    DENSE: dense, SPARSE: models.SparseVector(indices=ids, values=values)}))
             self.client.upsert(self.collection, points=points, wait=True)
 
     def _set_record(self, corpus: str, record: dict[str, Any]) -> None:

@@ -30,7 +30,7 @@ from .backend import BackendError, Entry, Fused, Ranked, by_score_then_id
 from .bm25 import B, K1
 from .edge_shards import SHARD, CorpusShards, Opened, read_record, write_record
 from .fusion import RRF_K, fused_order
-from .sparse import MATCHING, average_length, doc_sparse, matching, point_id, query_sparse
+from .sparse import MATCHING, average_length, matching, point_id, point_parts, query_sparse
 
 DENSE = "dense"
 SPARSE = "bm25"
@@ -149,12 +149,8 @@ class EdgeBackend:
         for start in range(0, len(entries), BATCH):
             points = []
             for e in entries[start:start + BATCH]:
-                ids, values = doc_sparse(e.tokens, avgdl, self.k1, self.b)
-                payload = {"corpus": corpus, "document": e.document, "chunk_id": e.id}
-                if e.chunk is not None:  # the passage itself, so a service can answer from the engine alone
-                    payload["chunk"] = e.chunk.to_dict()
-                vector = {DENSE: np.asarray(e.vector, dtype=np.float32).tolist(), SPARSE: edge.SparseVector(ids, values)}
-                points.append(edge.Point(point_id(corpus, e.id), vector, payload))
+                ids, values, dense, payload = point_parts(corpus, e, avgdl, self.k1, self.b)
+                points.append(edge.Point(point_id(corpus, e.id), {DENSE: dense, SPARSE: edge.SparseVector(ids, values)}, payload))
             shard.update(edge.UpdateOperation.upsert_points(points))
 
     def _rewrite(self, corpus: str, change: Callable[[Any, dict[str, Any]], None]) -> None:

@@ -60,3 +60,15 @@ def point_id(corpus: str, chunk_id: str) -> str:
 def matching(ranked: Ranked) -> Ranked:
     """The chunks that hold a query term, in the backends' order (score, then id)."""
     return by_score_then_id([p for p in ranked if p[1] > MATCHING])
+
+
+def point_parts(corpus: str, entry, avgdl: float, k1: float, b: float) -> tuple[list[int], list[float], list[float], dict]:
+    """One chunk's point, the same for the server and the edge engine: its BM25 sparse vector (ids,
+    values), its dense vector (as float32) and its payload."""
+    import numpy as np
+
+    ids, values = doc_sparse(entry.tokens, avgdl, k1, b)
+    payload = {"corpus": corpus, "document": entry.document, "chunk_id": entry.id}
+    if entry.chunk is not None:  # the passage itself, so a service can answer from the engine alone
+        payload["chunk"] = entry.chunk.to_dict()
+    return ids, values, np.asarray(entry.vector, dtype=np.float32).tolist(), payload

@@ -37,6 +37,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from . import bm25 as bm25_mod
+from .caches import fsync_dir
 from . import chunks as chunks_mod
 from . import dense, tokenize, vocab
 from .corpus import corpus_hash
@@ -255,13 +256,6 @@ def _write_chunks(path: Path, chunk_list: tuple[Chunk, ...]) -> None:
         os.fsync(f.fileno())
 
 
-def _fsync_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def build_index(
@@ -355,7 +349,7 @@ def _build(path: Path, corpus: CorpusInput, encoder: dense.Encoder, settings: di
                 "build_seconds": round(time.perf_counter() - t0, 3),
             }
             _write_json(tmp / MANIFEST, manifest)  # written last: a manifest means a complete index
-            _fsync_dir(tmp)
+            fsync_dir(tmp)
             _swap_into_place(tmp, path)
         finally:
             if tmp.exists():
@@ -420,6 +414,6 @@ def _swap_into_place(tmp: Path, path: Path) -> None:
         old = path.parent / f".{path.name}.old-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         os.rename(path, old)
     os.rename(tmp, path)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)

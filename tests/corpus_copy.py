@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -13,4 +14,19 @@ ORD_001 = "2026-08-11_ord-corrections-streamlining.txt"
 def copy_corpus(tmp_path: Path) -> Path:
     folder = tmp_path / "corpus"
     shutil.copytree(CORPUS, folder)
+    return folder
+
+
+def corpus_without(tmp_path: Path, document_id: str) -> Path:
+    """A signed copy of the corpus without one document: what the corpus was before it was added."""
+    from ingest.integrity import sign_corpus
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    manifest = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
+    manifest["documents"] = [d for d in manifest["documents"] if d["id"] != document_id]
+    for document in manifest["documents"]:
+        shutil.copyfile(CORPUS / document["file"], folder / document["file"])
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    sign_corpus(folder)  # the operator signs off the smaller corpus
     return folder

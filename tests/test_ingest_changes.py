@@ -13,7 +13,6 @@ import pytest
 
 from ingest.__main__ import main
 from ingest.changes import add_document, diff_document, format_diff
-from ingest.integrity import sign_corpus
 from ingest.tables import load_tables
 from ingest.tables.amendments import label_key
 
@@ -23,15 +22,9 @@ ORD_001 = CORPUS / "2026-08-11_ord-corrections-streamlining.txt"
 
 @pytest.fixture
 def corpus_without_001(tmp_path) -> Path:
-    folder = tmp_path / "corpus"
-    folder.mkdir()
-    manifest = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
-    manifest["documents"] = [d for d in manifest["documents"] if d["id"] != "001"]
-    for document in manifest["documents"]:
-        shutil.copyfile(CORPUS / document["file"], folder / document["file"])
-    (folder / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
-    sign_corpus(folder)  # the operator signs off the smaller corpus
-    return folder
+    from tests.corpus_copy import corpus_without
+
+    return corpus_without(tmp_path, "001")
 
 
 @pytest.fixture

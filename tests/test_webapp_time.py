@@ -4,8 +4,6 @@ page holding what ``python -m ingest diff`` lists for the same document."""
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -79,17 +77,9 @@ def test_the_change_page_lists_what_ingest_diff_lists_for_the_same_ordinance(eng
     """For the corrections ordinance (001, the newest): ``ingest diff`` against the corpus without it and
     the app's page agree cell for cell and section for section."""
     from ingest.changes import diff_document
-    from ingest.integrity import sign_corpus
+    from tests.corpus_copy import corpus_without
 
-    folder = tmp_path / "corpus"
-    folder.mkdir()
-    manifest = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
-    manifest["documents"] = [d for d in manifest["documents"] if d["id"] != "001"]
-    for document in manifest["documents"]:
-        shutil.copyfile(CORPUS / document["file"], folder / document["file"])
-    (folder / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
-    sign_corpus(folder)
-    diff = diff_document(ORD_001, "2026-08-11", folder)
+    diff = diff_document(ORD_001, "2026-08-11", corpus_without(tmp_path, "001"))
     found = engine.document_changes("001")
     # A cell ``ingest diff`` cannot read has a reviewed reading once its document is loaded (reviews name
     # the document's id, and a new document has none yet): the page gives that reading.
