@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ingest.changes import CellChange, SectionChange
+from ingest.changes import CellChange, SectionChange, cell_changes
 
 from . import pages
 
@@ -38,27 +38,9 @@ def document_changes(sections, documents, document_id: str) -> DocumentChanges |
     earlier = {d.id for d in documents if (d.date, d.id) < (document.date, document.id)}
     before = [s for s in sections if s.document in earlier]
     ours = [s for s in sections if s.document == document.id]
-    cells = [change for entry in build_tables(before + ours).effective
-             if (change := _cell_change(entry, document.id)) is not None]
+    cells = cell_changes(build_tables(before + ours).effective, document.id)  # as ingest diff classifies them
     changed = tuple(c for c in cells if c.kind != "restated")
     return DocumentChanges(document, tuple(_section_changes(ours, before)), changed, len(cells) - len(changed))
-
-
-def _cell_change(entry, document_id: str) -> CellChange | None:
-    """The cell as ``ingest diff`` classifies it (changed, added, restated, dropped, unreadable); None
-    when the document does not touch it."""
-    cell = entry.cell
-    if cell.document != document_id:
-        if document_id in entry.dropped_by and entry.dropped_by[-1] == document_id:
-            return CellChange(cell.section, cell.table, cell.category, cell.row, cell.column, cell.value, cell.value,
-                              "dropped", cell.document)
-        return None
-    was = entry.history[-1] if entry.history else None  # the statement in force before it
-    unreadable = cell.review and not cell.reviewed
-    kind = ("unreadable" if unreadable else "added" if was is None else
-            "changed" if was.value != cell.value else "restated")
-    return CellChange(cell.section, cell.table, cell.category, cell.row, cell.column, was.value if was else None,
-                      cell.value, kind, was.document if was else "", cell.source, None, unreadable)
 
 
 def _section_changes(ours, before) -> list[SectionChange]:

@@ -285,19 +285,23 @@ def _explained(res: Resources, phrase: str, row: str) -> float:
     words = {w for w in words_of(use_phrase(phrase)) if w not in STOP and w not in GENERIC and w not in QUANTITY_WORDS}
     if not words:
         return 1.0
+    return round(len(words & _name_words(res, row)) / len(words), 4)
+
+
+def _name_words(res: Resources, row: str) -> frozenset[str]:
+    """The words of a row's names (its label, defined terms, everyday words), gathered once per row."""
     names = res.name_words.get(row)
-    if names is None:  # the same few hundred rows: their names' words are gathered once each
+    if names is None:
         if res.defined is None:
             res.defined = defined_terms(res.definitions)
         names = res.name_words[row] = frozenset(
             w for name in row_names(row, res.defined, res.vocabulary.everyday_pairs) for w in words_of(name))
-    return round(len(words & names) / len(words), 4)
+    return names
 
 
 def _unexplained(query: Query, res: Resources, row: str) -> float:
     """What the whole question says besides the row's names and the districts (``words_beside``)."""
-    _explained(res, query.text, row)  # gathers the row's name words once
-    named = set(res.name_words.get(row, ())) | district_words(query, res)
+    named = set(_name_words(res, row)) | district_words(query, res)
     return words_beside(query.corrected or query.text, named, res.corpus.idf, ASKING_WORDS | GENERIC | QUANTITY_WORDS)
 
 
