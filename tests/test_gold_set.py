@@ -1,4 +1,5 @@
-"""Structural checks of the gold evaluation set (eval/dev.jsonl, the dev set).
+"""Structural checks of the gold evaluation sets we write: eval/dev.jsonl (the dev set) and
+eval/holdout.jsonl (dev's holdout part, read in aggregate only; see eval/GOLD.md).
 
 Fast: standard library, pytest and the pure matching helpers of ``eval``; one test parses the
 corpus tables (``ingest``, under a second). The key check ties every answerable item to the corpus:
@@ -22,6 +23,7 @@ from eval.match import code_from_facts, has_fact, normalize_code
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLD = ROOT / "eval" / "dev.jsonl"
+HOLDOUT = ROOT / "eval" / "holdout.jsonl"
 MANIFEST = ROOT / "corpus" / "cotati" / "manifest.json"
 
 CATEGORY_MINIMUMS = {
@@ -79,22 +81,25 @@ DISTRICTS = {
 SECTION_ID = re.compile(r"^(\d{1,2}\.\d{2}(\.\d{3})?|\d{3}:SECTION-\d+|\d{3}:PREAMBLE)$")
 
 
-def _load() -> list[dict]:
+def _load(path: Path) -> list[dict]:
     items = []
-    with GOLD.open(encoding="utf-8") as fh:
+    if not path.exists():  # the holdout part is optional
+        return items
+    with path.open(encoding="utf-8") as fh:
         for n, raw in enumerate(fh, 1):
             if not raw.strip():
                 continue
             try:
                 obj = json.loads(raw)
             except json.JSONDecodeError as exc:  # pragma: no cover - reported as a failure
-                pytest.fail(f"eval/dev.jsonl line {n} is not valid JSON: {exc}")
-            assert isinstance(obj, dict), f"line {n} is not a JSON object"
+                pytest.fail(f"eval/{path.name} line {n} is not valid JSON: {exc}")
+            assert isinstance(obj, dict), f"eval/{path.name} line {n} is not a JSON object"
             items.append(obj)
     return items
 
 
-ITEMS = _load()
+# One set of checks for both files: ids, questions and groups must be unique across them.
+ITEMS = _load(GOLD) + _load(HOLDOUT)
 DOCS = {d["id"]: d for d in json.loads(MANIFEST.read_text(encoding="utf-8"))["documents"]}
 _LINES: dict[str, list[str]] = {}
 
@@ -156,8 +161,8 @@ def test_fields_and_types(item):
     if item.get("group") is not None:
         # D: dev q321-q505; A/B: the former test set's groups; R: the running-text items from q1001; N: the near-miss items from q1221;
         # T: the time, change, comparison and ordinance-fact items from q1441; S: the style items (staff memos,
-        # long stories, unit conversions, wrong premises) from q1577
-        assert re.fullmatch(r"[DABRNTS]\d{2}", item["group"]), item["group"]
+        # long stories, unit conversions, wrong premises) from q1577; H: the holdout items (eval/holdout.jsonl)
+        assert re.fullmatch(r"[DABRNTSH]\d{2}", item["group"]), item["group"]
     for key in ("expected_facts", "expected_sections", "contradicting_facts"):
         for value in item.get(key, []):
             assert isinstance(value, str) and value.strip(), (key, value)
