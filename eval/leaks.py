@@ -99,10 +99,12 @@ def files_with(paths: Iterable[Path], test_questions: Sequence[str]) -> list[str
 
 
 def check(root: Path, encode: Encode | None = None) -> Findings:
-    """Every leak check over the project at ``root`` (its shipped dev and test sets)."""
+    """Every leak check over the project at ``root`` (its shipped dev set, with its holdout part, and test set)."""
     from .gold import load_gold
 
     dev = load_gold(root / "eval" / "dev.jsonl")
+    holdout = root / "eval" / "holdout.jsonl"
+    dev += load_gold(holdout) if holdout.exists() else []  # dev's holdout part is dev too
     test = [item.question for item in load_gold(root / "eval" / "test.jsonl")]
     corpus = "\n".join(p.read_text(encoding="utf-8") for p in sorted((root / "corpus").rglob("*.txt")))
     freeze = json.loads((root / "eval" / "test_freeze.json").read_text(encoding="utf-8"))
