@@ -1,8 +1,9 @@
 """``python -m eval``: score the assistant, simple baselines and the retrievers on the dev and test sets.
 
-    python -m eval                      # dev and test side by side; writes eval/report.md + charts
-    python -m eval --json               # one JSON object: dev, test, generalization_gap, baselines
-    python -m eval --set dev            # one set only (dev is tuned on; test is frozen)
+    python -m eval                      # dev, test and holdout side by side; writes eval/report.md + charts
+    python -m eval --json               # one JSON object: dev, test, holdout, generalization_gap, baselines
+    python -m eval --set dev            # one set only (dev is tuned on; test is frozen; holdout,
+                                        # dev's blind part, is read in aggregate only, as test is)
     python -m eval --no-retrieval       # answers only (no retrievers, no passage baselines)
     python -m eval --no-answers         # retrieval only (bm25 vs dense vs hybrid)
     python -m eval --answers FILE       # score saved `python -m assistant ask --json --batch` output
@@ -25,7 +26,7 @@ import sys
 from pathlib import Path
 
 from . import baseline as baseline_mod
-from .gold import SETS, EvalError, InputError, display_path, load_gold
+from .gold import SEALED, SETS, EvalError, InputError, display_path, load_gold
 from .records import MODES
 
 DEFAULT_REPORT = Path(__file__).resolve().parent / "report.md"
@@ -198,7 +199,7 @@ def _run(args: argparse.Namespace) -> int:
             modes=modes,
             progress=progress,
         )
-        summaries[name] = score.summarize(results, modes=modes, sealed=name == "test")
+        summaries[name] = score.summarize(results, modes=modes, sealed=name in SEALED)
         if not args.no_baselines and not args.no_answers:
             baseline_figures[name] = {
                 label: _compact(score.summarize(run.run(questions, ask=fn), modes=()))

@@ -11,7 +11,14 @@ the questions *as estimated on questions the fit did not see*: 5-fold cross-vali
 with ten shuffles, picks how strict the in-sample threshold must be (an in-sample rate
 understates the rate on new wording). The folds keep a paraphrase group on one side: with a
 question's other wordings in the fit, the held-out estimate measured memory of that question, not
-new wording. Writes ``assistant/data/calibration.json`` atomically.
+new wording.
+
+Dev's holdout part (``eval/holdout.jsonl``, written blind and read in aggregate only) is fitted on
+with the rest, but it also sets the policy: held out, its wrong answers must stay within the limit
+too, and the "how sure" bands are fitted on its held-out answers. Answers to the rest of dev are
+better than answers to new questions because the answer layer was written against them (its
+held-out rate of 2.9% stood against 6.3% on the sealed test), so their held-out figures alone
+promise more than new questions get. Writes ``assistant/data/calibration.json`` atomically.
 The test set is never read.
 """
 
@@ -46,6 +53,7 @@ class Judged:
     should_abstain: bool
     abstained: bool
     group: str = ""  # paraphrase group (the item's id when it has none): folds keep a group together
+    holdout: bool = False  # from dev's holdout part (written blind; see the module's docstring)
 
     @property
     def answered(self) -> bool:
@@ -94,20 +102,44 @@ def outcome_with(calibration: Calibration, j: Judged) -> str:
     return "right" if j.should_abstain else "abstained"
 
 
-def cross_validated(judged: list[Judged], targets: tuple[float, ...]) -> dict[float, tuple[float, float, list[tuple[float, bool]]]]:
-    """For each in-sample target: (accuracy, wrong-answer rate) on held-out folds, averaged over the
-    shuffles, and each held-out answer kept as (its fold model's confidence, right): what the "how
-    sure" bands are fitted on. The route models are fitted once a fold, for every target."""
-    tallies = {target: [0, 0, []] for target in targets}
+@dataclass(frozen=True)
+class Estimate:
+    """Held-out figures of one in-sample target, averaged over the shuffles: on all of dev and on its
+    holdout part; and each held-out answer as (its fold model's confidence over its fold's
+    threshold, right), over all of dev and over the holdout part: what the bands are fitted on."""
+
+    accuracy: float
+    wrong_rate: float
+    holdout_accuracy: float | None
+    holdout_wrong_rate: float | None
+    kept: list[tuple[float, bool]]
+    kept_holdout: list[tuple[float, bool]]
+
+    def within(self, max_wrong_rate: float) -> bool:
+        """Held-out wrong answers within the limit on all of dev and on its holdout part."""
+        return self.wrong_rate <= max_wrong_rate and (self.holdout_wrong_rate or 0.0) <= max_wrong_rate
+
+
+def cross_validated(judged: list[Judged], targets: tuple[float, ...]) -> dict[float, Estimate]:
+    """For each in-sample target, its held-out ``Estimate``. The route models are fitted once a
+    fold, for every target."""
+    tallies = {target: {"all": [0, 0, []], "holdout": [0, 0, []]} for target in targets}
     for seed in range(SHUFFLES):
         fold_of = folds_by_group([j.group for j in judged], seed)
         for fold in range(FOLDS):
             held = [judged[i] for i, f in enumerate(fold_of) if f == fold]
             models = _fitted_models([j for j, f in zip(judged, fold_of) if f != fold])
             for target in targets:
-                _tally(models.thresholded(target), held, tallies[target])
+                calibration = models.thresholded(target)
+                _tally(calibration, held, tallies[target]["all"])
+                _tally(calibration, [j for j in held if j.holdout], tallies[target]["holdout"])
     total = SHUFFLES * len(judged)
-    return {target: (right / total, wrong / total, kept) for target, (right, wrong, kept) in tallies.items()}
+    total_holdout = SHUFFLES * sum(j.holdout for j in judged)
+    return {target: Estimate(parts["all"][0] / total, parts["all"][1] / total,
+                             parts["holdout"][0] / total_holdout if total_holdout else None,
+                             parts["holdout"][1] / total_holdout if total_holdout else None,
+                             parts["all"][2], parts["holdout"][2])
+            for target, parts in tallies.items()}
 
 
 def _tally(calibration: Calibration, held: list[Judged], tally: list) -> None:
@@ -141,42 +173,81 @@ def folds_by_group(groups: list[str], seed: int) -> list[int]:
     return [fold[group] for group in groups]
 
 
+def judge_dev(assistant, progress=None) -> list[Judged]:
+    """Every dev question, its holdout part included, answered by ``assistant`` and judged."""
+    parts = [(item, False) for item in load_gold(SETS["dev"])]
+    if SETS["holdout"].exists():
+        parts += [(item, True) for item in load_gold(SETS["holdout"])]
+    judged = []
+    for number, (item, holdout) in enumerate(parts, 1):
+        answer = assistant.ask(item.question)
+        judgement = judge_answer(item, parse_answer(answer.to_dict(), item.id))
+        judged.append(Judged(answer.route, dict(answer.signals), judgement.outcome, item.abstain, answer.abstained,
+                             item.group or item.id, holdout))
+        if progress:
+            progress(number, len(parts))
+    return judged
+
+
+def policy_target(estimates: dict[float, Estimate], max_wrong_rate: float) -> float:
+    """The loosest in-sample target whose held-out wrong answers stay within ``max_wrong_rate`` on
+    all of dev and on its holdout part (the strictest target when none does)."""
+    safe = [t for t in sorted(estimates) if estimates[t].within(max_wrong_rate)]
+    return max(safe) if safe else min(estimates)
+
+
+def held_out_answers(estimate: Estimate, threshold: float) -> list[tuple[float, bool]]:
+    """The held-out answers the bands are fitted on, as (confidence, right) against ``threshold``:
+    the holdout part's when it holds enough for a band, since its figures are the ones new questions
+    get; else all of dev's. Held-out confidences are measured against their fold's threshold; the
+    bands sit as far above the final one."""
+    kept = estimate.kept_holdout if len(estimate.kept_holdout) >= MIN_BAND_ANSWERS * SHUFFLES else estimate.kept
+    return [(threshold + margin, right) for margin, right in kept]
+
+
 def calibrate(max_wrong_rate: float = MAX_WRONG_RATE, path: Path = CALIBRATION, progress=None) -> Calibration:
     from assistant import load_assistant
 
     assistant = load_assistant(calibrated=False)
-    items = load_gold(SETS["dev"])
-    judged = []
-    for number, item in enumerate(items, 1):
-        answer = assistant.ask(item.question)
-        judgement = judge_answer(item, parse_answer(answer.to_dict(), item.id))
-        judged.append(Judged(answer.route, dict(answer.signals), judgement.outcome, item.abstain, answer.abstained,
-                             item.group or item.id))
-        if progress:
-            progress(number, len(items))
+    judged = judge_dev(assistant, progress)
     estimates = cross_validated(judged, IN_SAMPLE_TARGETS)
-    safe = [t for t in IN_SAMPLE_TARGETS if estimates[t][1] <= max_wrong_rate]
-    target = max(safe) if safe else min(IN_SAMPLE_TARGETS)
+    target = policy_target(estimates, max_wrong_rate)
     final = fit(judged, target)
-    # Held-out confidences are measured against their fold's threshold; the bands sit as far above the final one.
-    shifted = [(final.threshold + margin, right) for margin, right in estimates[target][2]]
-    bands = choose_bands(shifted, final.threshold, MIN_BAND_ANSWERS * SHUFFLES)  # each item is held out once a shuffle
-    kept = [j for j in judged if j.answered and outcome_with(final, j) == j.outcome]
+    held_out = held_out_answers(estimates[target], final.threshold)
+    bands = choose_bands(held_out, final.threshold, MIN_BAND_ANSWERS * SHUFFLES)  # each item is held out once a shuffle
     encoder = getattr(assistant.searcher, "encoder", None)
     fitted_on = {
         "set": "dev",
         "model": getattr(encoder, "model_id", None),  # meaning signals are comparable only under this model
-        "questions": len(items),
+        **_fit_figures(judged, estimates, target, final, max_wrong_rate),
+        "bands_held_out": _band_figures(held_out, bands),
+    }
+    calibration = Calibration(final.threshold, final.routes, fitted_on, bands)
+    atomic.write_text(path, json.dumps(calibration.to_json(), indent=2) + "\n")
+    return calibration
+
+
+def _fit_figures(judged: list[Judged], estimates: dict[float, Estimate], target: float, final: Calibration,
+                 max_wrong_rate: float) -> dict:
+    """What calibration.json records of the fit: the questions, the policy, the held-out figures of
+    every target and the answers the final model keeps (in sample)."""
+    kept = [j for j in judged if j.answered and outcome_with(final, j) == j.outcome]
+    return {
+        "questions": len(judged),
+        "holdout_questions": sum(j.holdout for j in judged),
         "max_wrong_rate": max_wrong_rate,
         "in_sample_target": target,
-        "cross_validated": {f"{t:g}": {"accuracy": round(a, 4), "wrong_rate": round(w, 4)} for t, (a, w, _) in estimates.items()},
-        "bands_held_out": _band_figures(shifted, bands),
+        "cross_validated": {f"{t:g}": _rounded(e) for t, e in estimates.items()},
         "answers_by_route": {route: sum(j.route == route and j.answered for j in judged)
                              for route in sorted({j.route for j in judged if j.answered})},
         "kept_answers": len(kept),
         "kept_right": sum(j.outcome == "right" for j in kept),
         "kept_wrong": sum(j.outcome == "wrong" for j in kept),
     }
-    calibration = Calibration(final.threshold, final.routes, fitted_on, bands)
-    atomic.write_text(path, json.dumps(calibration.to_json(), indent=2) + "\n")
-    return calibration
+
+
+def _rounded(estimate: Estimate) -> dict:
+    figures = {"accuracy": estimate.accuracy, "wrong_rate": estimate.wrong_rate}
+    if estimate.holdout_accuracy is not None:
+        figures |= {"holdout_accuracy": estimate.holdout_accuracy, "holdout_wrong_rate": estimate.holdout_wrong_rate}
+    return {name: round(value, 4) for name, value in figures.items()}

@@ -17,7 +17,7 @@ from .records import MODES
 
 CHART_SUFFIX = "_accuracy.png"
 CURVE_SUFFIX = "_risk_coverage.png"
-SET_COLORS = {"dev": "#3b75af", "test": "#c0504d"}
+SET_COLORS = {"dev": "#3b75af", "test": "#c0504d", "holdout": "#8064a2"}
 
 
 def fmt(value: Any, digits: int = 3) -> str:

@@ -37,8 +37,8 @@ def gold(tmp_path):
 
 # -- gold loader ----------------------------------------------------------------------------------
 def test_shipped_sets_load():
-    assert DEFAULT_GOLD == SETS["dev"] and list(SETS) == ["dev", "test"]
-    for name, minimum in (("dev", 300), ("test", 300)):
+    assert DEFAULT_GOLD == SETS["dev"] and list(SETS) == ["dev", "test", "holdout"]
+    for name, minimum in (("dev", 300), ("test", 300), ("holdout", 200)):
         items = load_gold(SETS[name])
         assert len(items) >= minimum, name
         assert all(i.line >= 1 for i in items)
