@@ -246,8 +246,12 @@ def _calibrate(args) -> int:
         return 2
     result = calibrate(rate, progress=lambda done, total: _progress("dev questions", done, total))
     info = result.fitted_on
+    held = info["cross_validated"][f"{info['in_sample_target']:g}"]
+    holdout = (f"; its holdout part ({info['holdout_questions']}): accuracy {held['holdout_accuracy']:.3f}, "
+               f"wrong {held['holdout_wrong_rate']:.2%}" if "holdout_accuracy" in held else "")
     print(f"threshold {result.threshold:.4f}: {info['kept_right']} right and {info['kept_wrong']} wrong answers kept "
-          f"of {info['questions']} dev questions; wrote assistant/data/calibration.json")
+          f"of {info['questions']} dev questions; wrote assistant/data/calibration.json\n"
+          f"held out (5 folds by paraphrase group): accuracy {held['accuracy']:.3f}, wrong {held['wrong_rate']:.2%}{holdout}")
     return 0
 
 

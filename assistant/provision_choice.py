@@ -97,6 +97,23 @@ def children_of(provision, provisions: Sequence) -> tuple:
                  and p.label.startswith(provision.label) and _ONE_LEVEL.fullmatch(p.label[len(provision.label):]))
 
 
+def outline(items: Sequence, provisions: Sequence, limit: int = 2 * MAX_ITEMS) -> list[tuple[int, object]]:
+    """``items`` with the items printed under each, depth first, as (depth, item), at most ``limit``:
+    an item that leads a list of its own ("(2) Findings for Zoning Code/Map amendments." over its
+    "(a) ..." to "(e) ...") answers with that list, not with its lead alone."""
+    lines: list[tuple[int, object]] = []
+
+    def add(level: Sequence, depth: int) -> None:
+        for item in level:
+            if len(lines) >= limit:
+                return
+            lines.append((depth, item))
+            add(sorted(children_of(item, provisions), key=lambda p: p.order), depth + 1)
+
+    add(items, 0)
+    return lines
+
+
 def parent_of(provision, provisions: Sequence):
     label = provision.label
     if not label.endswith(")") or "(" not in label:

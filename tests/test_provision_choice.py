@@ -3,7 +3,7 @@ synthetic provisions, no corpus, no model."""
 
 from __future__ import annotations
 
-from assistant.provision_choice import children_of, choose, head_said, parent_of, wanted_kinds
+from assistant.provision_choice import children_of, choose, head_said, outline, parent_of, wanted_kinds
 from ingest.provisions import Provision
 from ingest.values import Value
 
@@ -56,3 +56,11 @@ def test_a_list_question_gets_the_heading_and_its_items():
 def test_outline_relations_and_the_head():
     assert children_of(PARENT, ALL) == (SINGLE, MULTI) and parent_of(MULTI, ALL) is PARENT and parent_of(PARENT, ALL) is None
     assert head_said("single family dwelling driveway", SINGLE) == 1.0 and head_said("driveway", PLAIN) == 0.0
+
+
+def test_an_item_that_leads_a_list_brings_its_items_indented_one_level():
+    inner = [provision(f"17.36.100(C)(2)({letter})", f"Finding {letter}.") for letter in "ab"]
+    nested = ALL + inner
+    assert outline((SINGLE, MULTI), nested) == [(0, SINGLE), (0, MULTI), (1, inner[0]), (1, inner[1])]
+    assert outline((SINGLE, MULTI), nested, limit=3) == [(0, SINGLE), (0, MULTI), (1, inner[0])]
+    assert outline((PLAIN,), nested) == [(0, PLAIN)]

@@ -175,7 +175,7 @@ def test_provision_route_gives_the_value_kind_asked_or_a_list(res, monkeypatch):
     found = provision.candidates(res.read("what findings must be made to approve a communication facility?"), res)
     assert found and found[0].answer_type == "list"
     lines = found[0].answer.answer.split("\n")
-    assert len(lines) >= 4 and all(line[:1] == "(" for line in lines[1:-1])  # a lead, its items, the source
+    assert len(lines) >= 4 and all(line.lstrip()[:1] == "(" for line in lines[1:-1])  # a lead, its items (inner ones indented), the source
     _check(provision.candidates, "is a bar allowed in CE?", res, proposes=False)  # asks for no value or list
     monkeypatch.setattr(res, "provision_meaning", lambda question, provisions: None)  # no model: words alone
     _check(provision.candidates, question, res, proposes=False)  # choose poorly, so the passages answer

@@ -59,7 +59,7 @@ def with_its_list(answer, res: Resources):
     lines = answer.answer.split("\n")
     announced = _last_sentence(lead.text)
     head = lines[0][: lines[0].index(announced) + len(announced)]  # what the quote adds after it is not the list
-    listed = [f"{provision.marker(item.label)} {item.text}" for item in items[:MAX_ITEMS]]
+    listed = provision.outline_lines(items[:MAX_ITEMS], here)
     return replace(answer, answer="\n".join([head] + listed + lines[1:]),
                    signals={**answer.signals, "list_attached": 1.0})
 

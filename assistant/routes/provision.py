@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from .. import answer_type, compose, reader
-from ..provision_choice import LIST_ASKS, Choice, choose, wanted_kinds
+from ..provision_choice import LIST_ASKS, Choice, choose, outline, wanted_kinds
 from ..resources import Resources
 from ..types import Answer, Candidate, Query
 
@@ -87,12 +87,18 @@ def marker(label: str) -> str:
     return found.group(0) if found else label
 
 
+def outline_lines(items, provisions) -> list[str]:
+    """A list's items one a line, each followed by the items printed under it, indented."""
+    return [f"{'  ' * depth}{marker(item.label)} {item.text}" for depth, item in outline(items, provisions)]
+
+
 def provision_answer(query: Query, chosen: Choice, res: Resources) -> Answer:
     p = chosen.provision
     section = res.corpus.section(p.section, p.document) or res.corpus.section(p.section)
     said = "; ".join(dict.fromkeys(v.text for v in chosen.values))
     lead = f"{said}: {p.text}" if said else p.text
-    lines = [lead] + [f"{marker(item.label)} {item.text}" for item in chosen.items]
+    provisions = [q for q in res.provisions() if q.section == p.section and q.document == p.document]
+    lines = [lead] + outline_lines(chosen.items, provisions)
     citations = (res.corpus.citation(section, p.text),) if section is not None else ()
     lines.append(compose.source_line(list(citations), res.corpus))
     interpretation = {"provision": p.label, "heading_path": list(p.path), "answer_type": answer_type.asked(query.text)}
