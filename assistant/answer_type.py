@@ -20,7 +20,9 @@ _CUES = (
                             r"|\bwithin how\b|\bwhen (?:does|do|will|must|is)\b.*\b(?:expire|lapse|end|due|decide)", re.I)),
     ("who", re.compile(r"\bwho\b|\bwhich (?:body|official|board|commission|department)\b|\bwhat body\b", re.I)),
     ("number", re.compile(r"\bhow (?:many|much|far|close|tall|high|wide|big|deep|large|small|low|long)\b|\b(?:minimum|maximum|max|min)\b"
-                          r"|\b(?:limit|size|height|width|depth|distance|percent(?:age)?|ratio|number of|square f(?:ee|oo)t)\b", re.I)),
+                          r"|\b(?:limit|size|height|width|depth|distance|percent(?:age)?|ratio|number of|square f(?:ee|oo)t)\b"
+                          # a comparison of measures (general English): "taller in PF than in CG", "higher than 6 feet"
+                          r"|\b(?:taller|shorter|wider|narrower|bigger|larger|smaller|deeper)\b|\b(?:higher|lower|longer) than\b", re.I)),
     ("definition", re.compile(r"\bwhat (?:is|are|does|do) (?:an? |the )?['\"“]?[\w -]+['\"”]? (?:mean|means)\b|\bdefin\w+\b"
                               r"|\bwhat counts as\b|\bmeaning of\b|^\s*what(?:'s| is| are) (?:an? |the )?[\w -]{3,40}\??\s*$", re.I)),
     ("yes_no", re.compile(r"^\s*(?:can|could|may|is|are|do|does|must|am|should|will)\b", re.I)),

@@ -85,6 +85,10 @@ def test_shipped_calibration_was_fitted_on_dev_within_the_wrong_rate():
         ("what does 'micromobility' mean", "definition"),
         ("Can I keep chickens?", "yes_no"),
         ("tell me about the TOC district", "other"),
+        ("Can a cell tower be taller in PF than in CG?", "number"),  # a comparison of measures
+        ("can my fence be higher than 6 feet?", "number"),
+        ("is a bar no longer allowed in CD?", "yes_no"),  # "longer" alone compares nothing
+        ("is higher density housing allowed in NG?", "yes_no"),
     ],
 )
 def test_answer_type_detection(question, kind):
