@@ -69,8 +69,9 @@ MODEL_SIGNALS = frozenset({"dense_score", "sentence_similarity", "meaning_margin
 # district's own paragraph ("district"), found by its printed heading, likewise.
 # A section found by its title ("section_title") is a guess until dev questions of that kind fit it.
 # What an ordinance changed ("change") is read off the cells' history, every line a diff entry, as
-# sure as a section lookup.
-PRIORS = {"change": 0.9, "ordinance": 0.5, "provision": 0.5, "section_title": 0.6, "section": 0.9, "standards_table": 0.9, "district": 0.9, "permit": 0.8, "standards": 0.7, "definition": 0.6, "passage": 0.4}
+# sure as a section lookup. An ordinance's adoption date or number read off another document's history
+# note ("ordinance_note": "Ord. 939, 1/13/2026", routes/ordinance.py) is printed data read as printed, likewise.
+PRIORS = {"change": 0.9, "ordinance_note": 0.9, "ordinance": 0.5, "provision": 0.5, "section_title": 0.6, "section": 0.9, "standards_table": 0.9, "district": 0.9, "permit": 0.8, "standards": 0.7, "definition": 0.6, "passage": 0.4}
 
 
 @dataclass(frozen=True)

@@ -182,12 +182,25 @@ def test_facts_an_ordinance_states_about_itself(routed):
     assert introduced.route == "ordinance" and "December 9, 2025" in introduced.first_line
     assert introduced.citations[0].section == "002:SECTION-26"
     effective = routed.ask("when does ord 939 take effect?")
+    assert effective.first_line.startswith("30 days after its adoption: ")
     assert "thirty (30) days after its adoption" in effective.first_line
+    calendar = routed.ask("On what calendar date did the telecom ordinance take effect?")
+    assert calendar.abstained and "states no calendar date" in calendar.answer
+    filed = routed.ask("What planning file number does the Santero Way / TOC ordinance carry?")
+    assert filed.route == "ordinance" and filed.first_line.startswith("PA25-05: ")
+
+
+def test_an_adoption_date_the_ordinance_leaves_blank_is_read_from_the_codified_history_notes(routed):
+    adopted = routed.ask("When was Ordinance 939 adopted?")
+    assert adopted.route == "ordinance_note" and adopted.first_line.startswith("January 13, 2026: ")
+    assert adopted.citations[0].section == "17.20.020" and "Ord. 939, 1/13/2026" in adopted.citations[0].quote
+    number = routed.ask("what's the ordinance number of the Santero Way / TOC ordinance?")
+    assert number.route == "ordinance_note" and number.first_line.startswith("Ord. 939: ")
 
 
 def test_a_date_an_ordinance_leaves_blank_or_does_not_state_is_declined(routed):
-    blank = routed.ask("When was Ordinance 939 adopted?")
-    assert blank.abstained and "prints this as a blank" in blank.answer and "held on ______" in blank.answer
+    blank = routed.ask("What is the file number of the corrections ordinance?")
+    assert blank.abstained and "prints this as a blank" in blank.answer
     unstated = routed.ask("When did the City Council adopt the 2026 corrections ordinance?")
     assert unstated.abstained and "does not state when it was introduced or adopted" in unstated.answer
 
