@@ -58,6 +58,7 @@ FEATURES: dict[str, tuple[str, ...]] = {
                   "both_retrievers", "reader_probability", "reader_top"),
     "section": ("section_found",),
     "ordinance": ("quote_coverage", "event_named"),
+    "provision_change": ("change_coverage", "changes_matched", "part_named"),
     "section_title": ("title_share", "title_margin", "hit_rank"),
 }
 # Signals whose values depend on the embedding model: meaningless under another model.
@@ -71,7 +72,9 @@ MODEL_SIGNALS = frozenset({"dense_score", "sentence_similarity", "meaning_margin
 # What an ordinance changed ("change") is read off the cells' history, every line a diff entry, as
 # sure as a section lookup. An ordinance's adoption date or number read off another document's history
 # note ("ordinance_note": "Ord. 939, 1/13/2026", routes/ordinance.py) is printed data read as printed, likewise.
-PRIORS = {"change": 0.9, "ordinance_note": 0.9, "ordinance": 0.5, "provision": 0.5, "section_title": 0.6, "section": 0.9, "standards_table": 0.9, "district": 0.9, "permit": 0.8, "standards": 0.7, "definition": 0.6, "passage": 0.4}
+# A provision a named document added or rewrote ("provision_change", assistant/provision_changes.py) is
+# read off the provisions' history too, but chosen by the question's words: as sure as a permit cell.
+PRIORS = {"change": 0.9, "ordinance_note": 0.9, "provision_change": 0.8, "ordinance": 0.5, "provision": 0.5, "section_title": 0.6, "section": 0.9, "standards_table": 0.9, "district": 0.9, "permit": 0.8, "standards": 0.7, "definition": 0.6, "passage": 0.4}
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,9 @@ class TimePoint:
 
 # A question about what changed: a verb of change ("did Ord. 939 change ...", "get easier with the
 # Santero Way ordinance"), or "when did X become allowed" / "since when has X been allowed".
-CHANGE = re.compile(r"\b(?:chang(?:e|ed|es)|alter(?:ed)?|amend(?:ed)?|modif(?:y|ied)|easier|harder|stricter|looser)\b", re.I)
+# "did the corrections ordinance add anything an applicant has to submit?": adding is a change too.
+CHANGE = re.compile(r"\b(?:chang(?:e|ed|es)|alter(?:ed)?|amend(?:ed)?|modif(?:y|ied)|add(?:s|ed)?|easier|harder|stricter|"
+                    r"looser)\b", re.I)
 BECAME = re.compile(r"\bwhen\s+(?:did|was|were)\b.*\b(?:(?:become|became|start(?:ed)?\s+(?:to\s+be|being)|get|got)\s+"
                     r"(?:allowed|possible|permitted|legal)|stop(?:ped)?\s+(?:being|needing)|stop(?:ped)?\s+\w+ing\s+allowed)\b"
                     r"|\bsince\s+when\b.*\b(?:allowed|possible|permitted|legal)\b", re.I)

@@ -131,6 +131,8 @@ def test_every_cell_ingest_diff_lists_as_changed_is_answered_with_its_earlier_va
     ("When did transit stations stop being allowed in HC?", "", "When did transit stations allowed in HC?"),
     ("since when have gyms been allowed in CG?", "", "since when have gyms been allowed in CG?"),
     ("what all got changed by the 939 ordinance", "002", "all got by"),
+    ("did the Santero Way ordinance add anything a tower applicant must submit?", "002",
+     "a tower applicant must submit?"),
 ])
 def test_a_question_about_what_changed(question, document, rest):
     from assistant.timepoint import asked_change
@@ -155,6 +157,16 @@ def test_what_a_document_changed_comes_from_the_cells_history(assistant):
                         "changed it from permitted (P) to use permit (UP).")
     since = assistant.ask("When did night clubs become allowed in La Plaza?")
     assert "Night club in LP: use permit (UP); allowed since Ord. 939" in since.answer and "before it, not allowed" in since.answer
+
+
+def test_what_a_document_changed_in_the_running_text_comes_from_the_provisions_history(routed):
+    added = routed.ask("did the corrections ordinance add anything a telecom applicant has to submit?")
+    assert added.route == "provision_change" and added.first_line.startswith(
+        "Corrections and streamlining ordinance (2026-08-11) added 17.44.040(B)(3): ")
+    assert "Radio Frequency (RF) Exposure Report" in added.first_line
+    assert [(c.section, c.document) for c in added.citations] == [("17.44.040", "001")]
+    named = routed.ask("Which new item did the corrections ordinance add to the 17.44.040(B) application requirements?")
+    assert named.route == "provision_change" and named.signals["part_named"] == 1.0
 
 
 def test_a_standard_compared_across_districts_gives_each_districts_value(assistant):
