@@ -24,6 +24,9 @@ APPLICANT = re.compile(r"\bapplicant,?\s+(?P<name>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-
 AFTER = re.compile(r"\s+after\s+(?:its|the)\s+[a-z]+", re.I)
 # A question that asks for a date as such ("on what calendar date", "what date"), not only "when".
 ASKS_A_DATE = re.compile(r"\b(?:calendar\s+)?date\b|\bwhat\s+day\b", re.I)
+WHEN = re.compile(r"\bwhen\b", re.I)
+# The officers who sign an ordinance (its signature block): general English names of offices.
+OFFICE = re.compile(r"\b(?:clerk|mayor|attorney)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,7 @@ def sentences(text: str, splitter: re.Pattern) -> list[tuple[int, str]]:
 
 
 def fact_of(asked: str, question: str, sentence: str, events: Sequence[str] = ()) -> str:
-    """The fact of kind ``asked`` (date, number, applicant) the sentence states, as the answer's
+    """The fact of kind ``asked`` (date, number, applicant, officer) the sentence states, as the answer's
     lead; "" when it states none it can lift out. A date is the one nearest the event the question
     names (``events``: the words of that event, "hearing", "introduced"); a relative time span
     ("thirty (30) days after its adoption") is given as "30 days after its adoption", unless the
@@ -70,10 +73,26 @@ def fact_of(asked: str, question: str, sentence: str, events: Sequence[str] = ()
     if asked == "applicant":
         found = APPLICANT.search(sentence)
         return found.group("name") if found else ""
+    if asked == "officer":
+        return officer_named(question, sentence)
     dates = list(DATE.finditer(sentence))
     if dates:
         return _nearest(dates, sentence.lower(), events).group(0)
-    return "" if ASKS_A_DATE.search(question) else relative_span(sentence)
+    span = relative_span(sentence)
+    if not ASKS_A_DATE.search(question):
+        return span
+    # "when does it take effect, and on what calendar date?": the span answers the "when"; no date is printed
+    return f"{span}; no calendar date is stated" if span and WHEN.search(question) else ""
+
+
+def officer_named(question: str, sentence: str) -> str:
+    """The name signed above the office the question asks about ("Kevin Patterson, City Clerk"); ""
+    when the sentence names no one for that office (an unsigned "Mayor" line)."""
+    office = OFFICE.search(question)
+    if not office:
+        return ""
+    found = re.search(rf"(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z.]*)+),\s+(?:City\s+)?{office.group(0)}\b", sentence, re.I)
+    return found.group("name") if found else ""
 
 
 def _nearest(found: list[re.Match], lowered: str, events: Sequence[str]) -> re.Match:

@@ -52,3 +52,16 @@ def test_an_ordinance_number_comes_from_its_title():
     unnumbered = DocumentInfo("000", "a.txt", "Ordinance allowing towers", "ordinance", "2023-11-06",
                               short_title="Towers ordinance")
     assert facts.number_of(numbered) == "939" and facts.number_of(unnumbered) == ""
+
+
+def test_a_span_answers_when_but_not_a_calendar_date_asked_beside_it():
+    sentence = "This ordinance shall take effect thirty (30) days after its adoption pursuant to State law."
+    assert facts.fact_of("date", "when does it take effect, and on what calendar date?", sentence) == (
+        "30 days after its adoption; no calendar date is stated")
+
+
+def test_an_officer_is_the_name_signed_above_the_office_asked():
+    block = "Kevin Example, City Clerk"
+    assert facts.fact_of("officer", "who is the city clerk named on it?", block) == "Kevin Example"
+    assert facts.fact_of("officer", "who was the mayor who signed it?", block) == ""
+    assert facts.fact_of("officer", "who signed it?", block) == ""  # no office asked

@@ -32,6 +32,9 @@ ASKS = (
      re.compile(r"\b(?:FILE|Ordinance|ORDINANCE)\s+(?:NO\.|No\.|Number)\s*[A-Z]*\d|\bOrd\.\s*\d{3}|\bNumber\s+and\b|\bNO\.\s*$", re.M)),
     ("applicant", re.compile(r"\bwho (?:applied|filed|asked|requested|initiated)\b|\bapplicant\b|\bwhich company\b", re.I),
      re.compile(r"\bapplicant\b", re.I)),
+    # "who is the city clerk named on Ord. 939?": the signature block ("Kevin Patterson, City Clerk")
+    ("officer", re.compile(r"\bwho\s+(?:is|was|signed)\b[^?]*\b(?:clerk|mayor|attorney)\b", re.I),
+     re.compile(r",\s+(?:City\s+)?(?:Clerk|Mayor|Attorney)\b")),
 )
 # Words of the event asked about, to prefer the sentence that states that event.
 # An ordinance's introduction and adoption are stated by the clerk's certificate at its end ("IT IS
@@ -71,6 +74,8 @@ def candidates(query: Query, res: Resources) -> list[Candidate]:
     if BLANK.search(sentence):
         return [_declined(query, [section.id], f"{_label(document)} prints this as a blank: \"{sentence}\"", res)]
     fact = facts.fact_of(asked[0], text, sentence, _event_words(text))
+    if not fact and asked[0] == "officer":
+        return [_declined(query, [section.id], f"{_label(document)} names no one for that office.", res)]
     if not fact and asked[0] == "date":
         reason = f"{_label(document)} states no calendar date for this, only: \"{sentence}\""
         return [_declined(query, [section.id], reason, res)]
