@@ -133,6 +133,7 @@ def test_every_cell_ingest_diff_lists_as_changed_is_answered_with_its_earlier_va
     ("what all got changed by the 939 ordinance", "002", "all got by"),
     ("did the Santero Way ordinance add anything a tower applicant must submit?", "002",
      "a tower applicant must submit?"),
+    ("what was added by Ord. 939 to the parking rules?", "002", "was by to the parking rules?"),
 ])
 def test_a_question_about_what_changed(question, document, rest):
     from assistant.timepoint import asked_change
@@ -147,6 +148,7 @@ def test_no_change_is_asked_without_a_verb_of_change_or_a_document():
     assert asked_change("Can I open a bar in CE?", DOCUMENTS) is None
     assert asked_change("can I change my garage into an ADU?", DOCUMENTS) is None  # no document named
     assert asked_change("under Ord. 939, can I open a gym in LP?", DOCUMENTS) is None
+    assert asked_change("under Ord. 939, can I add a second unit in LP?", DOCUMENTS) is None  # the resident adds
 
 
 def test_what_a_document_changed_comes_from_the_cells_history(assistant):
