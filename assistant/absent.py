@@ -26,11 +26,13 @@ NAMED_DISTRICT = re.compile(
 # A table named by number, printed as a heading in the code's text ("Table 2-4 ...").
 TABLE_HEADING = re.compile(r"^Tables?\s+(\d-\d{1,2})\b", re.M)
 TABLE_MENTION = re.compile(r"\bTables?\s+(\d-\d{1,2})\b")
-# "what does X mean", "what is meant by X", "define X", "the definition / meaning of X".
+# "what does X mean", "what is meant by X", "define X", "the definition / meaning of X", "what is a 'X'?".
 MEANING = re.compile(
     r"\bwhat\s+(?:does|do|is|are)\s+(?:the\s+(?:term|word|phrase)\s+)?(?P<a>.+?)\s+mean\b"
     r"|\bwhat\s+is\s+meant\s+by\s+(?P<b>.+?)\s*(?:[?.!]|$)"
-    r"|\b(?:define|definition\s+of|meaning\s+of)\s+(?P<c>.+?)\s*(?:[?.!]|$)", re.I)
+    r"|\b(?:define|definition\s+of|meaning\s+of)\s+(?P<c>.+?)\s*(?:[?.!]|$)"
+    # "What is a 'zoning clearance'?": a term in quotes, alone after "what is", is asked the meaning of
+    r"|^\s*what\s+(?:is|are)\s+(?:an?\s+|the\s+)?(?P<d>[\"“'‘][^\"”'’]{2,60}[\"”'’])\s*[?.!]?\s*$", re.I)
 _ARTICLE = re.compile(r"^(?:(?:an?|the)\s+)?(?:(?:term|word|phrase)\s+)?", re.I)
 _TRAILER = re.compile(r"\s+(?:in|under|per|according\s+to)\s+(?:the\s+)?(?:code|zoning\s+code|cotati\b.*|city\b.*|ordinance)$", re.I)
 _QUOTES = "'\"‘’“”"

@@ -39,6 +39,10 @@ CALIBRATION = DATA / "calibration.json"
 # be taller in PF than in CG?" from "can I put a cell tower in PF?", which the permit cell answers: on
 # the 1,620-question dev set (4 shuffles of group folds) it raised cross-validated accuracy from 0.560
 # to 0.566 at 2.8% wrong (not 2.9%), and from 0.492 to 0.528 at the stricter in-sample target of 1%.
+# The permit route's "deferred_unexplained" (question_unexplained when every cell used is S, which defers
+# the permit to the specific use regulations) tells "does a cell tower in IG need a stealth design?",
+# which an S cell does not answer, from "can a cell tower go in HC?": on the 1,632-question dev set,
+# 11 of the 13 S answers with more than 11 units of such weight were wrong, 2 of 49 below it.
 # The district route's "other_words" (the IDF weight of what the question says besides the district)
 # tells "what is the NM district?" from "three townhouses in RR - what does the table say?", which its
 # paragraph does not answer; before it the route answered at its prior, 0.9, whatever was asked.
@@ -48,7 +52,7 @@ CALIBRATION = DATA / "calibration.json"
 # wrong), so no reader is shipped and they count as their dev average.
 FEATURES: dict[str, tuple[str, ...]] = {
     "permit": ("row_covered", "cell_readable", "districts_covered", "meaning_margin", "meaning_similarity",
-               "question_unexplained"),
+               "question_unexplained", "deferred_unexplained"),
     "standards": ("row_share", "row_margin", "row_tied", "district_named", "cell_readable", "question_unexplained"),
     "passage": ("quote_coverage", "answer_type_found", "duration_found", "both_retrievers", "hit_rank", "dense_score",
                 "sentence_similarity", "reader_agrees", "list_attached"),
@@ -58,6 +62,7 @@ FEATURES: dict[str, tuple[str, ...]] = {
                   "both_retrievers", "reader_probability", "reader_top"),
     "section": ("section_found",),
     "ordinance": ("quote_coverage", "event_named"),
+    "provision_change": ("change_coverage", "changes_matched", "part_named"),
     "section_title": ("title_share", "title_margin", "hit_rank"),
 }
 # Signals whose values depend on the embedding model: meaningless under another model.
@@ -69,8 +74,11 @@ MODEL_SIGNALS = frozenset({"dense_score", "sentence_similarity", "meaning_margin
 # district's own paragraph ("district"), found by its printed heading, likewise.
 # A section found by its title ("section_title") is a guess until dev questions of that kind fit it.
 # What an ordinance changed ("change") is read off the cells' history, every line a diff entry, as
-# sure as a section lookup.
-PRIORS = {"change": 0.9, "ordinance": 0.5, "provision": 0.5, "section_title": 0.6, "section": 0.9, "standards_table": 0.9, "district": 0.9, "permit": 0.8, "standards": 0.7, "definition": 0.6, "passage": 0.4}
+# sure as a section lookup. An ordinance's adoption date or number read off another document's history
+# note ("ordinance_note": "Ord. 939, 1/13/2026", routes/ordinance.py) is printed data read as printed, likewise.
+# A provision a named document added or rewrote ("provision_change", assistant/provision_changes.py) is
+# read off the provisions' history too, but chosen by the question's words: as sure as a permit cell.
+PRIORS = {"change": 0.9, "ordinance_note": 0.9, "provision_change": 0.8, "ordinance": 0.5, "provision": 0.5, "section_title": 0.6, "section": 0.9, "standards_table": 0.9, "district": 0.9, "permit": 0.8, "standards": 0.7, "definition": 0.6, "passage": 0.4}
 
 
 @dataclass(frozen=True)

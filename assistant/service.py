@@ -12,10 +12,11 @@ from pathlib import Path
 
 import settings
 
-from . import chooser, document_changes, then, timepoint
+from . import chooser, document_changes, provision_changes, then, timepoint
 from . import confidence as confidence_mod
 from . import reader as reader_mod
 from .permits import PermitTables
+from .permits import words_of as permits_words
 from .resources import Corpus, Resources
 from .routes import permit
 from .standards import StandardsTables
@@ -89,11 +90,31 @@ class Assistant:
         if document is not None and document_changes.asks_everything(change.rest, document):
             return self._document_changes(change, text)
         answer = chooser.answer(change.rest, history, self.resources)
+        if document is not None and not answer.lookups:
+            # No table cell answers it: what the document changed in the running text, on that topic.
+            changed = self._provisions_changed(change, text)
+            if changed is not None:
+                return changed
         lines = then.change_lines(answer.lookups, list(self.corpus.documents.values()), change.document)
         if answer.abstained or not lines:
             return replace(answer, question=text)
         first, *rest = answer.answer.split("\n")
         return replace(answer, question=text, answer="\n".join([first, *lines, *rest]))
+
+    def _provisions_changed(self, change: timepoint.ChangeAsked, text: str) -> Answer | None:
+        """The provisions ``change.document`` added or rewrote that the question's words name
+        (assistant/provision_changes.py), calibrated as the route "provision_change"; None when none does."""
+        document = self.corpus.documents[change.document]
+        before = {s.id for s in self.corpus.sections if s.date and s.date < document.date}
+        changes = provision_changes.changed_by(self.resources.provisions(), document.id, before)
+        own = set(permits_words(f"{document.title} {document.short_title}"))
+        words = [w for w in permits_words(change.rest) if w not in document_changes.ASKING and w not in own]
+        named = provision_changes.in_named_part(change.rest, changes)
+        found = named or provision_changes.matching(words, changes, self.corpus.idf)
+        if not found:
+            return None
+        answer = provision_changes.answer_for(text, document, found, self.corpus, part_named=bool(named))
+        return chooser.calibrated(self.resources.read(text), answer, self.resources)
 
     def _document_changes(self, change: timepoint.ChangeAsked, text: str) -> Answer:
         """Everything ``change.document`` changed, as ``python -m ingest diff --document`` lists it."""

@@ -45,7 +45,13 @@ class TimePoint:
 
 # A question about what changed: a verb of change ("did Ord. 939 change ...", "get easier with the
 # Santero Way ordinance"), or "when did X become allowed" / "since when has X been allowed".
-CHANGE = re.compile(r"\b(?:chang(?:e|ed|es)|alter(?:ed)?|amend(?:ed)?|modif(?:y|ied)|easier|harder|stricter|looser)\b", re.I)
+CHANGE = re.compile(r"\b(?:chang(?:e|ed|es)|alter(?:ed)?|amend(?:ed)?|modif(?:y|ied)|easier|harder|stricter|looser)\b",
+                    re.I)
+# Adding is a change when the document adds: "did the corrections ordinance add anything ...?",
+# "which item did Ord. 939 add?", "what was added by Ord. 939?"; not "under Ord. 939, can I add a unit?".
+ADD = re.compile(r"\badd(?:s|ed)?\b", re.I)
+ASKED_OF_IT = re.compile(r"\b(?:did|does|do|has|have|will|would)\b", re.I)
+ADDED_BY = re.compile(r"\badded\s+(?:by|with|in)\s+$", re.I)
 BECAME = re.compile(r"\bwhen\s+(?:did|was|were)\b.*\b(?:(?:become|became|start(?:ed)?\s+(?:to\s+be|being)|get|got)\s+"
                     r"(?:allowed|possible|permitted|legal)|stop(?:ped)?\s+(?:being|needing)|stop(?:ped)?\s+\w+ing\s+allowed)\b"
                     r"|\bsince\s+when\b.*\b(?:allowed|possible|permitted|legal)\b", re.I)
@@ -62,20 +68,27 @@ def asked_change(text: str, documents: Sequence) -> ChangeAsked | None:
     if BECAME.search(text):
         # "stop being allowed" asks about the cell "allowed" names; its "stop being" names no row
         return ChangeAsked("", re.sub(r"\s{2,}", " ", re.sub(r"\bstop(?:ped)?\s+being\b", " ", text, flags=re.I)))
-    if not CHANGE.search(text):
+    changing = CHANGE.search(text)
+    if not changing and not ADD.search(text):
         return None
     for document in documents:
         for pattern in _names_of(document):
             match = re.search(rf"\b(?:the\s+)?(?:city'?s\s+)?{pattern}", text, re.I)
-            if match:
+            if match and (changing or _document_adds(text, match)):
                 return ChangeAsked(document.id, without_change_words(_point(text, match, document.date).rest))
     return None
+
+
+def _document_adds(text: str, named: re.Match) -> bool:
+    """The document named is what adds: asked of it ("did X add", "what did X add") or "added by X"."""
+    before, after = text[: named.start()], text[named.end():]
+    return bool(ASKED_OF_IT.search(before) and ADD.search(after) or ADDED_BY.search(before))
 
 
 def without_change_words(text: str) -> str:
     """The question as it asks for the value ("did change the permit for a bar in HC" -> "the permit
     for a bar in HC"): the words of change name no row."""
-    text = CHANGE.sub(" ", text)
+    text = ADD.sub(" ", CHANGE.sub(" ", text))
     text = re.sub(r"^\s*(?:(?:how|what|did|does|do|has|have|it|anything|about|the|make|get|got|any)\s+)+", "", text,
                   flags=re.I)
     return re.sub(r"\s{2,}", " ", text).strip()

@@ -103,6 +103,8 @@ def test_a_printed_table_is_not_unknown(assistant):
     ("what does accessory dwelling unit mean?", "accessory dwelling unit"), ("define setback", "setback"),
     ("What is the definition of a 'fence' in the code?", "fence"), ("what is meant by the term frontage?", "frontage"),
     ("what is the maximum height of a fence?", ""), ("Can I build an ADU?", ""),
+    ('What is a "zoning clearance"?', "zoning clearance"), ("what is a zoning clearance?", ""),
+    ('what is the "maximum height" in CD?', ""),
 ])
 def test_the_term_a_meaning_question_asks_about(question, term):
     from assistant.absent import term_asked

@@ -242,6 +242,16 @@ def test_what_the_question_says_besides_the_row_is_measured(res):
     assert permit.candidates(res.read("can a ground-mounted cell tower be taller in PF than in CG?"), res) == []
     ratio = _check(standards.candidates, "how many parking spaces for a restaurant", res)
     assert ratio.signals["question_unexplained"] == 0.0
+    # the cell of a cell tower in PF is S: what the question says beside it is what the cell leaves unanswered
+    assert beside.signals["deferred_unexplained"] == beside.signals["question_unexplained"]
+    assert plain.signals["deferred_unexplained"] == 0.0
+
+
+def test_only_cells_that_defer_to_the_specific_use_regulations_carry_the_deferred_weight():
+    signals = {"question_unexplained": 7.5}
+    assert permit.deferred_unexplained(signals, [{"value": "S"}, {"value": "S "}]) == 7.5
+    assert permit.deferred_unexplained(signals, [{"value": "S"}, {"value": "UP"}]) == 0.0
+    assert permit.deferred_unexplained(signals, []) == 0.0
 
 
 def test_words_beside_weighs_only_words_the_corpus_uses():

@@ -106,7 +106,17 @@ def _permit(query: Query, res: Resources) -> Answer | None:
     if doubt and meant.get("by_meaning") and meant.get("meaning_margin", 1.0) < MEANING_TIE:
         return None  # no word named the row, its meaning ties with another row's, and their cells differ
     return replace(found, signals={**signals, "cell_readable": readable(found.lookups), "districts_covered": covered,
-                                   "row_doubt": doubt})
+                                   "row_doubt": doubt, "deferred_unexplained": deferred_unexplained(signals, found.lookups)})
+
+
+def deferred_unexplained(signals: dict, lookups) -> float:
+    """What the question says beyond the row, its cells and the districts (``question_unexplained``)
+    when every cell used is S, whose permit the specific use regulations set: such a cell answers
+    "is it allowed, and how?" and nothing more ("does a cell tower need a stealth design?", "can it
+    be taller in PF?"); 0 when a cell states a permit of its own."""
+    if not lookups or any(str(cell.get("value", "")).strip() != "S" for cell in lookups):
+        return 0.0
+    return float(signals.get("question_unexplained", 0.0))
 
 
 def _carried(query: Query, res: Resources) -> Answer | None:
