@@ -171,7 +171,9 @@ def calibrated(query: Query, answer_: Answer, res: Resources) -> Answer:
     if confidence is None:
         return answer_
     if confidence < res.calibration.threshold:
-        nearest = list(dict.fromkeys([c.section for c in answer_.citations] + res.nearest(query)))[:3]
+        cited = [c.section for c in answer_.citations]
+        # A table cell's nearest section is its table's: no search is opened for it (it may be building).
+        nearest = list(dict.fromkeys(cited + ([] if answer_.lookups and cited else res.nearest(query))))[:3]
         declined = compose.abstain(query, nearest, corpus=res.corpus, first=compose.UNSURE_LINE)
         return replace(declined, confidence=confidence, interpretation=answer_.interpretation, signals=answer_.signals)
     return replace(answer_, confidence=confidence, how_sure=res.calibration.how_sure(confidence))

@@ -141,9 +141,11 @@ def choose_bands(held_out: list[tuple[float, bool]], threshold: float, min_answe
     """The lowest confidence at which held-out answers at or above it are right SURE_FLOORS["high"]
     of the time (at least MIN_BAND_ANSWERS of them); then the lowest, from the threshold up, at which
     those between it and the high floor are right SURE_FLOORS["medium"] of the time."""
+    # Held-out confidences are taken against their fold's threshold and moved to the final one, so
+    # some lie above 1: every one of them counts, in whichever band its floor puts it.
     kept = sorted((c, ok) for c, ok in held_out if c >= threshold)
-    high = _lowest_floor(kept, SURE_FLOORS["high"], 1.0 + 1e-9, min_answers)
-    bands = {"high": round(high, 6)} if high <= 1.0 else {}
+    high = _lowest_floor(kept, SURE_FLOORS["high"], math.inf, min_answers)
+    bands = {"high": round(high, 6)} if high < math.inf else {}
     medium = _lowest_floor([(c, ok) for c, ok in kept if c < high], SURE_FLOORS["medium"], high, min_answers)
     if medium < high:
         bands["medium"] = round(medium, 6)

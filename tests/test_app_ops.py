@@ -104,8 +104,8 @@ def test_table_and_section_answers_never_wait_for_the_index_build(tmp_path):
         with app_process({"COTATI_INDEX_DIR": str(tmp_path / "index")}, ready="serving on") as running:
             client = _client(running.url)
             for question, first in [(PERMIT, "**A use permit (UP) is required.**"),
-                                    ("What is the height limit in the TOC zone?",
-                                     "**Maximum height in TOC: 45 ft.; 55 ft. with use permit**"),
+                                    ("How many parking spaces does a bowling alley need?",
+                                     "**Bowling alley: 5 spaces for each lane.**"),
                                     ("17.44.065", "**§ 17.44.065 Limited Waiver to Avoid Prohibitions of Service**")]:
                 started = time.monotonic()
                 answer = client.predict(question, api_name="/ask")

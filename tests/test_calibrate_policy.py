@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from eval.calibrate import (SHUFFLES, Estimate, Judged, cross_validated, held_out_answers, policy_target)
+from eval.calibrate import (HOLDOUT_WEIGHT, SHUFFLES, Estimate, Judged, cross_validated, held_out_answers, policy_target)
 from assistant.confidence import MIN_BAND_ANSWERS
 
 
@@ -13,12 +13,14 @@ def _judged(n: int, right: bool, holdout: bool, prefix: str) -> list[Judged]:
 
 def test_held_out_figures_are_kept_apart_for_the_holdout_part():
     judged = _judged(90, True, False, "dev") + _judged(5, True, True, "hold") + _judged(5, False, True, "bad")
-    estimates = cross_validated(judged, (0.0, 0.1))
-    loose, strict = estimates[0.1], estimates[0.0]
+    estimates = cross_validated(judged, (0.0, 0.1, 0.35))
+    loose, strict = estimates[0.35], estimates[0.0]
     assert (loose.wrong_rate, loose.holdout_wrong_rate) == (0.05, 0.5)  # every answer kept
     assert (loose.accuracy, loose.holdout_accuracy) == (0.95, 0.5)
     assert (strict.wrong_rate, strict.holdout_wrong_rate) == (0.0, 0.0)  # every answer declined
     assert len(loose.kept) == SHUFFLES * 100 and len(loose.kept_holdout) == SHUFFLES * 10
+    # in the fit the holdout part's 5 wrong answers weigh HOLDOUT_WEIGHT times: over 10% in sample
+    assert HOLDOUT_WEIGHT > 2 and estimates[0.1].wrong_rate == 0.0
 
 
 def test_without_a_holdout_part_its_figures_are_absent():

@@ -315,3 +315,17 @@ def test_how_sure_bands_keep_their_promise_on_the_answers_they_are_fitted_on():
     high = [ok for c, ok in held if stated.how_sure(c) == "high"]
     assert sum(high) / len(high) >= SURE_FLOORS["high"]
     assert Calibration(0.8).how_sure(0.99) == ""  # no bands fitted: nothing stated
+
+
+def test_how_sure_bands_count_held_out_confidences_above_one():
+    """Held-out confidences moved from their fold's threshold to the final one may pass 1; wrong
+    answers up there belong to the band their floor puts them in, never to none."""
+    from assistant.confidence import Calibration, choose_bands
+
+    held = [(1.05, False)] * 10 + [(1.01, True)] * 10 + [(0.95, True)] * 40 + [(0.85, True)] * 20 + [(0.85, False)] * 5
+    assert choose_bands(held, threshold=0.8, min_answers=20) == {}  # from any floor: 83% right at most
+    held += [(0.97, True)] * 60  # now 110 of 120 from 0.95 up: 91.7%
+    bands = choose_bands(held, threshold=0.8, min_answers=20)
+    assert bands == {"medium": 0.95}
+    medium = [ok for c, ok in held if Calibration(0.8, {}, {}, bands).how_sure(c) == "medium"]
+    assert len(medium) == 120 and sum(medium) / len(medium) >= 0.9
