@@ -199,9 +199,10 @@ def _assistant(sections, documents, as_of: str | None, open_searcher, calibratio
         sections = tuple(s for s in sections if s.date and s.date <= as_of)
     if derived is not None:
         cells, provisions = derived.cells, list(derived.provisions)
+        kept = {"idf": derived.idf, "references": derived.references, "printed": derived.printed}
     else:
         from ingest.tables import build_tables
 
-        cells, provisions = build_tables(sections).effective, None
-    corpus = Corpus(sections, documents, load_vocabulary(), provisions)
+        cells, provisions, kept = build_tables(sections).effective, None, {}
+    corpus = Corpus(sections, documents, load_vocabulary(), provisions, **kept)
     return Assistant(corpus, PermitTables(cells), open_searcher, StandardsTables(cells), calibration, fitted_reader)
