@@ -159,6 +159,16 @@ class Resources:
             return None
         return encoder
 
+    def model_comparable(self) -> bool:
+        """Whether the meaning signals mean what the calibration was fitted on (``comparable_encoder``
+        is not None), answered without opening the searcher when it is not open yet and its factory
+        says which model it will have (``service.IndexOpener``)."""
+        declared = getattr(self.searcher_factory, "model_id", None)
+        if self._searcher is None and callable(declared):
+            fitted = self.calibration.fitted_on.get("model")
+            return not fitted or declared() == fitted
+        return self.comparable_encoder() is not None
+
     def section_parts(self) -> dict:
         if self._parts_by_section is None:
             found: dict = {}
