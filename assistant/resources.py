@@ -162,11 +162,12 @@ class Resources:
     def model_comparable(self) -> bool:
         """Whether the meaning signals mean what the calibration was fitted on (``comparable_encoder``
         is not None), answered without opening the searcher when it is not open yet and its factory
-        says which model it will have (``service.IndexOpener``)."""
+        says which model it will have (``service.IndexOpener``: a fresh index's; else it is opened)."""
         declared = getattr(self.searcher_factory, "model_id", None)
-        if self._searcher is None and callable(declared):
+        model = declared() if self._searcher is None and callable(declared) else None
+        if model is not None:
             fitted = self.calibration.fitted_on.get("model")
-            return not fitted or declared() == fitted
+            return not fitted or model == fitted
         return self.comparable_encoder() is not None
 
     def section_parts(self) -> dict:

@@ -179,7 +179,7 @@ def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path |
 class IndexOpener:
     """The searcher factory of ``load_assistant``: opens the index folder (built if missing or stale)
     when called. ``model_id`` says which model its encoder will have without opening it, so checking
-    that the calibration applies does not open the index for a permit answer read off a table alone."""
+    that the calibration applies does not load the index for a permit answer read off a table alone."""
 
     def __init__(self, index_dir: str | Path | None, progress):
         self.index_dir, self.progress = index_dir, progress
@@ -189,12 +189,12 @@ class IndexOpener:
 
         return open_index(self.index_dir, progress=self.progress)
 
-    def model_id(self) -> str:
-        """The model the settings name: an opened index is checked against it, and built with it when
-        stale or missing, so its encoder has this id."""
-        from index.dense import model_id
+    def model_id(self) -> str | None:
+        """The model of a fresh index (its encoder has this id), checked as opening checks it; None when
+        the index is missing, stale or damaged: the caller opens it then, which rebuilds it or says why."""
+        from index.search import fresh_model
 
-        return model_id()
+        return fresh_model(self.index_dir)
 
 
 def with_earlier_law(built: Assistant) -> Assistant:

@@ -113,8 +113,9 @@ def test_a_permit_or_section_answer_loads_no_model_and_no_faiss(real_index, ques
 
 @pytest.mark.slow
 def test_a_permit_answer_from_the_table_alone_opens_no_index(real_index):
-    """The calibration's model check reads the model id the index is checked against (service.IndexOpener)
-    instead of opening the index, and says what the opened index's encoder then says."""
+    """The calibration's model check reads a fresh index's model id from its manifest, checked as opening
+    checks it (service.IndexOpener), instead of loading the index, and says what the opened index's
+    encoder then says. (A damaged index is still opened, and reported: test_one_line_errors.)"""
     code = (
         "import json\n"
         "from assistant import load_assistant\n"
