@@ -90,9 +90,17 @@ class Printed:
     tables_mentioned: frozenset[str]
 
 
-def printed(sections, vocabulary) -> Printed:
-    texts = [section.text for section in sections]
+def printed(sections, vocabulary, in_text: Printed | None = None) -> Printed:
+    """What the documents name, with the vocabulary's district symbols; ``in_text``: ``printed_in_text``
+    of these sections when already read (``assistant.derived`` keeps it beside the index)."""
+    in_text = in_text if in_text is not None else printed_in_text(sections)
     symbols = {d.symbol for d in vocabulary.districts}
     symbols |= {w for d in vocabulary.districts for name in (d.name, *d.aliases) for w in re.findall(r"\b[A-Z]{2,5}\b", name)}
+    return Printed(frozenset(symbols) | in_text.districts, in_text.tables, in_text.tables_mentioned)
+
+
+def printed_in_text(sections) -> Printed:
+    """What the sections' text alone names: scanning it is most of ``printed`` (a tenth of a cold answer)."""
+    texts = [section.text for section in sections]
     code_texts = [section.text for section in sections if getattr(section, "kind", "code") == "code"]
-    return Printed(frozenset(symbols) | district_names_printed(texts), tables_printed(code_texts), tables_mentioned(texts))
+    return Printed(district_names_printed(texts), tables_printed(code_texts), tables_mentioned(texts))

@@ -164,7 +164,7 @@ def calibrated(query: Query, answer_: Answer, res: Resources) -> Answer:
     if answer_.abstained:
         return answer_
     signals = answer_.signals
-    if set(signals) & confidence_mod.MODEL_SIGNALS and res.comparable_encoder() is None:
+    if set(signals) & confidence_mod.MODEL_SIGNALS and not res.model_comparable():
         # Measured with another model (or none): unknown to the fitted model, so its dev average.
         signals = {k: v for k, v in signals.items() if k not in confidence_mod.MODEL_SIGNALS}
     confidence = res.calibration.confidence(answer_.route, signals)

@@ -33,25 +33,31 @@ QUESTION_WORDS = frozenset("how tall high wide big much many long far deep large
 class Corpus:
     """Sections and documents, with the latest statement of each section first."""
 
-    def __init__(self, sections, documents, vocabulary, provisions: list | None = None):
+    def __init__(self, sections, documents, vocabulary, provisions: list | None = None, idf: dict | None = None,
+                 references=None, printed=None):
+        """``provisions``, ``idf``, ``references`` and ``printed`` (``absent.printed_in_text``): what
+        ``assistant.derived`` already computed from exactly these sections and documents (read from
+        beside the index), else None: computed here when needed."""
         self.sections = list(sections)
         self.provisions = provisions  # the sections' provisions in force when already parsed, else None
         self.documents = {doc.id: doc for doc in documents}
         self.vocabulary = vocabulary
         self.by_key = {(s.id, s.document): s for s in self.sections}
-        self.idf, _ = document_frequencies(section.text for section in self.sections)
+        self.idf = idf if idf is not None else document_frequencies(section.text for section in self.sections)[0]
         self.latest: dict[str, object] = {}
         for section in sorted(self.sections, key=lambda s: (s.date, s.document)):
             self.latest[section.id] = section
-        self._references = None
+        self._references = references
+        self.printed_in_text = printed
 
     def references(self):
         """The cross-reference graph of the loaded text (``ingest.references.Graph``), built on first use."""
         if self._references is None:
             from ingest.references import build_graph
 
-            codified = frozenset(d.chapter for d in self.documents.values() if d.kind == "codified chapter" and d.chapter)
-            self._references = build_graph(self.sections, codified)
+            from .derived import codified_chapters
+
+            self._references = build_graph(self.sections, codified_chapters(self.documents.values()))
         return self._references
 
     def section(self, section_id: str, document: str | None = None):
@@ -152,6 +158,17 @@ class Resources:
         if encoder is None or (fitted and getattr(encoder, "model_id", None) != fitted):
             return None
         return encoder
+
+    def model_comparable(self) -> bool:
+        """Whether the meaning signals mean what the calibration was fitted on (``comparable_encoder``
+        is not None), answered without opening the searcher when it is not open yet and its factory
+        says which model it will have (``service.IndexOpener``: a fresh index's; else it is opened)."""
+        declared = getattr(self.searcher_factory, "model_id", None)
+        model = declared() if self._searcher is None and callable(declared) else None
+        if model is not None:
+            fitted = self.calibration.fitted_on.get("model")
+            return not fitted or model == fitted
+        return self.comparable_encoder() is not None
 
     def section_parts(self) -> dict:
         if self._parts_by_section is None:
@@ -255,7 +272,7 @@ class Resources:
     def printed(self) -> absent.Printed:
         """The district names and table numbers the loaded documents print (built on first use)."""
         if self._printed is None:
-            self._printed = absent.printed(self.corpus.sections, self.vocabulary)
+            self._printed = absent.printed(self.corpus.sections, self.vocabulary, self.corpus.printed_in_text)
         return self._printed
 
     # -- reading the question -------------------------------------------------------------------------

@@ -189,16 +189,33 @@ def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path |
     # corpus and ingest code: parsing them again was most of a cold answer (issue 25).
     derived = derived_mod.load_or_derive(folder, Path(index_dir).expanduser() if index_dir else settings.default_index_dir())
 
-    def open_searcher():
-        from index import open_index
-
-        return open_index(index_dir, progress=progress)
-
+    open_searcher = IndexOpener(index_dir, progress)
     calibration = confidence_mod.load() if calibrated else confidence_mod.UNCALIBRATED
     fitted_reader = reader_mod.load() if settings.value("reader", reader) else None
     built = _assistant(derived.sections, documents, as_of, open_searcher, calibration, fitted_reader,
                        None if as_of else derived)
     return built if as_of else with_earlier_law(built)
+
+
+class IndexOpener:
+    """The searcher factory of ``load_assistant``: opens the index folder (built if missing or stale)
+    when called. ``model_id`` says which model its encoder will have without opening it, so checking
+    that the calibration applies does not load the index for a permit answer read off a table alone."""
+
+    def __init__(self, index_dir: str | Path | None, progress):
+        self.index_dir, self.progress = index_dir, progress
+
+    def __call__(self):
+        from index import open_index
+
+        return open_index(self.index_dir, progress=self.progress)
+
+    def model_id(self) -> str | None:
+        """The model of a fresh index (its encoder has this id), checked as opening checks it; None when
+        the index is missing, stale or damaged: the caller opens it then, which rebuilds it or says why."""
+        from index.search import fresh_model
+
+        return fresh_model(self.index_dir)
 
 
 def with_earlier_law(built: Assistant) -> Assistant:
@@ -220,9 +237,10 @@ def _assistant(sections, documents, as_of: str | None, open_searcher, calibratio
         sections = tuple(s for s in sections if s.date and s.date <= as_of)
     if derived is not None:
         cells, provisions = derived.cells, list(derived.provisions)
+        kept = {"idf": derived.idf, "references": derived.references, "printed": derived.printed}
     else:
         from ingest.tables import build_tables
 
-        cells, provisions = build_tables(sections).effective, None
-    corpus = Corpus(sections, documents, load_vocabulary(), provisions)
+        cells, provisions, kept = build_tables(sections).effective, None, {}
+    corpus = Corpus(sections, documents, load_vocabulary(), provisions, **kept)
     return Assistant(corpus, PermitTables(cells), open_searcher, StandardsTables(cells), calibration, fitted_reader)

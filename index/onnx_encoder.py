@@ -180,10 +180,9 @@ class OnnxEncoder:
         self.max_seq_length = int(entry["max_seq_length"])
         self.path = folder / entry["file"]
         self._cache = VectorCache(folder / CACHE_FILE, f"{self.model_id}:{entry['sha256'][ONNX_FILE]}")
-        tok = Tokenizer.from_file(str(folder / entry["tokenizer"]))
-        self._pieces = Tokenizer.from_file(str(folder / entry["tokenizer"]))
-        self._pieces.no_padding()
-        self._pieces.no_truncation()
+        self._tokenizer_file = folder / entry["tokenizer"]
+        tok = Tokenizer.from_file(str(self._tokenizer_file))
+        self._pieces = None  # the tokenizer count_pieces uses, read on first use: a query never counts
         # the file says max_length 128 and fixed padding to 128: sentence-transformers truncates at
         # max_seq_length and pads to the longest text of the batch
         tok.enable_truncation(max_length=self.max_seq_length, strategy="longest_first")
@@ -198,6 +197,13 @@ class OnnxEncoder:
         self._inputs = {i.name for i in self._session.get_inputs()}
 
     def count_pieces(self, text: str) -> int | None:
+        if self._pieces is None:  # only chunking counts pieces; reading the file again cost every cold answer ~30 ms
+            from tokenizers import Tokenizer
+
+            pieces = Tokenizer.from_file(str(self._tokenizer_file))
+            pieces.no_padding()
+            pieces.no_truncation()
+            self._pieces = pieces  # whole before it is shared: a racing thread at worst reads it twice
         return len(self._pieces.encode(text, add_special_tokens=False).ids)
 
     def _run(self, texts: list[str]) -> np.ndarray:

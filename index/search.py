@@ -260,6 +260,15 @@ def open_index(
     return searcher
 
 
+def fresh_model(index_dir: str | os.PathLike[str] | None = None, model: str | None = None) -> str | None:
+    """The model id of the index at ``index_dir`` when ``open_index`` would open it as it stands (checked
+    as it checks it: settings, corpus fingerprint, checksums), reading nothing else; None when it would
+    not (missing, stale or damaged: opening it rebuilds it or says why)."""
+    path = store.resolve_index_dir(index_dir)
+    check = store.check_index(path, store.index_settings(dense.model_setting(model)), fingerprint=source_fingerprint())
+    return check.manifest["settings"]["model"] if check.ok else None
+
+
 def default_corpus_name(name: str | None = None) -> str:
     """A corpus's name in a shared collection: ``name``, else ``$COTATI_CORPUS_NAME``, else the name of
     the corpus folder (``cotati`` for the bundled one)."""

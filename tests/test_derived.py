@@ -61,3 +61,30 @@ def test_load_or_derive_derives_once_then_reads(tmp_path, monkeypatch):
     assert derived.load_or_derive(corpus, index) == RECORDS
     assert derived.load_or_derive(corpus, index) == RECORDS
     assert calls == [corpus]
+
+
+def test_the_key_covers_the_assistant_code_the_idf_comes_from():
+    # a file missing from ASSISTANT_SOURCES would leave an edit of the IDF's code unnoticed
+    here = Path(derived.__file__).resolve().parent
+    assert all((here / name).is_file() for name in derived.ASSISTANT_SOURCES)
+
+
+def test_derived_idf_graph_and_names_are_what_the_corpus_computes():
+    from ingest import load_manifest
+
+    from assistant.resources import Corpus
+    from assistant.vocab import load_vocabulary
+    from corpus_copy import CORPUS
+
+    records = derived.derive(CORPUS)
+    documents = load_manifest(CORPUS)
+    computed = Corpus(records.sections, documents, load_vocabulary())
+    assert records.idf == computed.idf and list(records.idf) == list(computed.idf)
+    assert records.references == computed.references() and records.references.missing()
+    given = Corpus(records.sections, documents, load_vocabulary(), None, records.idf, records.references)
+    assert given.idf is records.idf and given.references() is records.references
+    from assistant.absent import printed
+
+    vocabulary = load_vocabulary()
+    kept = printed(records.sections, vocabulary, records.printed)
+    assert kept == printed(records.sections, vocabulary) and kept.tables and kept.districts

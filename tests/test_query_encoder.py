@@ -112,6 +112,25 @@ def test_a_permit_or_section_answer_loads_no_model_and_no_faiss(real_index, ques
 
 
 @pytest.mark.slow
+def test_a_permit_answer_from_the_table_alone_opens_no_index(real_index):
+    """The calibration's model check reads a fresh index's model id from its manifest, checked as opening
+    checks it (service.IndexOpener), instead of loading the index, and says what the opened index's
+    encoder then says. (A damaged index is still opened, and reported: test_one_line_errors.)"""
+    code = (
+        "import json\n"
+        "from assistant import load_assistant\n"
+        "built = load_assistant()\n"
+        "answer = built.ask('Can I open a bar, tavern in CE?')\n"
+        "res = built.resources\n"
+        "unopened, declared = res._searcher is None, res.model_comparable()\n"
+        "print(json.dumps([answer.route, answer.confidence, unopened, declared, res.comparable_encoder() is not None]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    route, confidence, unopened, declared, opened = json.loads(out.stdout.strip().splitlines()[-1])
+    assert route == "permit" and confidence is not None and unopened and declared is opened is True, out.stderr
+
+
+@pytest.mark.slow
 def test_answers_are_identical_with_the_onnx_and_the_torch_encoder(real_index, monkeypatch):
     """Every fourth dev and test question answered with each encoder: the same answer, route, citations
     and lookups, byte for byte; the confidence within rounding."""

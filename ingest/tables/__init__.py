@@ -17,14 +17,23 @@ Parsers take ``ingest.types.Section`` records (or anything with ``id``, ``docume
 
 from __future__ import annotations
 
-from .extract import build_tables, extract_versions, load_tables, tables_as_of, tables_from_versions
-from .reviewed import apply_readings, load_readings, reading_words, reviewed_line
-from .types import (
-    Cell, EffectiveCell, Footnote, HistoryEntry, Quantity, Reading, SourceLine, TableError, TableSet, TableVersion,
-)
+from typing import Any
 
-__all__ = [
-    "Cell", "EffectiveCell", "Footnote", "HistoryEntry", "Quantity", "Reading", "SourceLine", "TableError",
-    "TableSet", "TableVersion", "apply_readings", "build_tables", "extract_versions", "load_readings",
-    "load_tables", "reading_words", "reviewed_line", "tables_as_of", "tables_from_versions",
-]
+# Each name from its module, imported on first use: reading the cells kept beside the index needs
+# only ``types`` (and an answer ``reviewed``), not the parsers a cold answer never runs (issue 25).
+_EXPORTS = {
+    **dict.fromkeys(("build_tables", "extract_versions", "load_tables", "tables_as_of", "tables_from_versions"), "extract"),
+    **dict.fromkeys(("apply_readings", "load_readings", "reading_words", "reviewed_line"), "reviewed"),
+    **dict.fromkeys(("Cell", "EffectiveCell", "Footnote", "HistoryEntry", "Quantity", "Reading", "SourceLine",
+                     "TableError", "TableSet", "TableVersion"), "types"),
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        from importlib import import_module
+
+        return getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
