@@ -171,14 +171,16 @@ def test_what_a_document_changed_in_the_running_text_comes_from_the_provisions_h
     assert named.route == "provision_change" and named.signals["part_named"] == 1.0
 
 
-def test_a_standard_compared_across_districts_gives_each_districts_value(assistant):
-    answer = assistant.ask("which is taller, the TOC height limit or the Santero Way one?")
+def test_a_standard_compared_across_districts_gives_each_districts_value(routed):
+    # the route's answer (the calibration decides whether it is given: standards answers on new wording
+    # are right about half the time, so this one is declined today)
+    answer = routed.ask("which is taller, the TOC height limit or the Santero Way one?")
     # TOC's value carries its own condition (55 ft. with a use permit): not ranked, each value given
     assert answer.first_line.startswith("Not ranked here, as a value carries a condition (TOC:")
     assert "Maximum height in TOC: 45 ft." in answer.first_line and "Maximum height in SW: 40 ft." in answer.first_line
     assert {c["table"] for c in answer.lookups} == {"2-17", "2-18"}
     assert {c.table for c in answer.citations} == {"Table 2-17", "Table 2-18"}
-    lots = assistant.ask("minimum lot size NL vs NM - which is bigger?")
+    lots = routed.ask("minimum lot size NL vs NM - which is bigger?")
     assert lots.first_line.startswith("Bigger in NL:")
     assert "NL: Area: 6,000 sq. ft." in lots.first_line and "NM: Area: 4,000 sq. ft." in lots.first_line
 
@@ -226,6 +228,8 @@ def test_the_web_apps_assistant_answers_an_earlier_day_too():
     engine = Engine.load(wait_seconds=1.0)
     assert engine.assistant.ask("In 2024, could I open a gym in the LP district?").first_line == (
         "As of 2024-01-01: Not allowed.")
+    # a table answer opens no index: let the engine's warm-up finish rather than leave it mid-load at exit
+    engine.wait_ready(120)
 
 
 def test_what_a_named_ordinance_changed_is_listed_from_its_diff(assistant):
