@@ -93,13 +93,14 @@ class Reader:
     means: dict[str, float]
     scales: dict[str, float]
     fitted_on: dict = field(default_factory=dict)
+    names: tuple[str, ...] = FEATURES  # the features, in vector order (another set: eval/cross_reader.py)
 
     def probabilities(self, vectors: Sequence[Sequence[float]]) -> list[float]:
         """The softmax over one question's candidates of their linear scores."""
         if not vectors:
             return []
         scores = [sum(self.weights[name] * (value - self.means[name]) / (self.scales[name] or 1.0)
-                      for name, value in zip(FEATURES, vector)) for vector in vectors]
+                      for name, value in zip(self.names, vector)) for vector in vectors]
         top = max(scores)
         exps = [math.exp(s - top) for s in scores]
         total = sum(exps)
@@ -109,7 +110,7 @@ class Reader:
         return {
             "comment": "Fitted on the dev set by `python -m assistant train-reader`; never on test. "
                        "p(candidate) = softmax over the question's candidates of sum(weight * (feature - mean) / scale).",
-            "features": list(FEATURES), "weights": self.weights, "means": self.means, "scales": self.scales,
+            "features": list(self.names), "weights": self.weights, "means": self.means, "scales": self.scales,
             "fitted_on": self.fitted_on,
         }
 
@@ -124,10 +125,11 @@ def load(path: Path = READER) -> Reader | None:
     return Reader(dict(data["weights"]), dict(data["means"]), dict(data["scales"]), dict(data.get("fitted_on", {})))
 
 
-def fit(cases: Sequence[tuple[Sequence[Sequence[float]], Sequence[bool]]], l2: float = 1.0, steps: int = 100) -> Reader:
-    """The conditional logit over standardised features that makes each question's answering
-    candidates likely (Newton steps with an L2 penalty; deterministic). A question without an
-    answering candidate teaches nothing about which one answers and is left out."""
+def fit(cases: Sequence[tuple[Sequence[Sequence[float]], Sequence[bool]]], l2: float = 1.0, steps: int = 100,
+        names: tuple[str, ...] = FEATURES) -> Reader:
+    """The conditional logit over standardised features (``names``, in vector order) that makes each
+    question's answering candidates likely (Newton steps with an L2 penalty; deterministic). A
+    question without an answering candidate teaches nothing about which one answers and is left out."""
     import numpy as np
 
     used = [(np.asarray(x, dtype=float), np.asarray(y, dtype=bool)) for x, y in cases if any(y) and len(y) > 1]
@@ -135,7 +137,7 @@ def fit(cases: Sequence[tuple[Sequence[Sequence[float]], Sequence[bool]]], l2: f
     means, scales = stacked.mean(axis=0), stacked.std(axis=0)
     scales[scales < 1e-9] = 1.0
     standard = [((x - means) / scales, y) for x, y in used]
-    w = np.zeros(len(FEATURES))
+    w = np.zeros(len(names))
     loss = _loss(standard, w, l2)
     for _ in range(steps):
         gradient, hessian = l2 * w, l2 * np.eye(len(w))
@@ -151,9 +153,9 @@ def fit(cases: Sequence[tuple[Sequence[Sequence[float]], Sequence[bool]]], l2: f
         previous, loss = loss, _loss(standard, w, l2)
         if previous - loss < 1e-9:
             break
-    return Reader({n: round(float(v), 6) for n, v in zip(FEATURES, w)},
-                  {n: round(float(v), 6) for n, v in zip(FEATURES, means)},
-                  {n: round(float(v), 6) for n, v in zip(FEATURES, scales)})
+    return Reader({n: round(float(v), 6) for n, v in zip(names, w)},
+                  {n: round(float(v), 6) for n, v in zip(names, means)},
+                  {n: round(float(v), 6) for n, v in zip(names, scales)}, names=tuple(names))
 
 
 def _loss(standard, w, l2: float) -> float:

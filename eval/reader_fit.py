@@ -48,6 +48,13 @@ def answers(provision, item: GoldItem) -> bool:
 
 def case_of(item: GoldItem, res) -> Case | None:
     """The item's candidates, measured; None when the search finds no provision."""
+    found = read_case(item, res)
+    return found[2] if found is not None else None
+
+
+def read_case(item: GoldItem, res) -> tuple[str, list, Case] | None:
+    """The question as read, its candidate provisions and its case (``case_of``); None when the
+    search finds no provision. The provisions are in the case's order (eval/cross_reader.py reads them)."""
     query = res.read(item.question)
     text = query.corrected or query.text
     ranked, both = provision_route._searched(query, res)
@@ -60,7 +67,8 @@ def case_of(item: GoldItem, res) -> Case | None:
     question = reader_mod.Question(text, answer_type.asked(text), rank, frozenset(both))
     rows = reader_mod.measure(question, provisions, res.corpus.idf, text_meaning, path_meaning)
     hand = [r["cov_all"] + r["sim_text"] + 0.5 * r["head"] + 0.05 * r["section_rank"] for r in rows]
-    return Case(item.id, item.group or item.id, reader_mod.features(rows), [answers(p, item) for p in provisions], hand)
+    case = Case(item.id, item.group or item.id, reader_mod.features(rows), [answers(p, item) for p in provisions], hand)
+    return text, provisions, case
 
 
 def cases_of(items: Sequence[GoldItem], res, progress: Callable[[int, int], None] | None = None) -> list[Case]:

@@ -85,3 +85,26 @@ def test_the_readers_probability_ranks_the_provisions_that_hold_what_is_asked():
     read = {(p.document, p.label): (0.7 if p is other else 0.1) for p in ALL}
     chosen = choose(question, "number", ALL, IDF, None, {"17.36.100": 0}, read)
     assert chosen.provision is other and chosen.score == 0.7 and chosen.margin == pytest.approx(0.6)
+
+
+def test_the_fit_takes_another_feature_set_and_scores_by_it():
+    """eval/cross_reader.py fits the same logit over the features plus a cross-encoder's score."""
+    names = reader.FEATURES + ("cross",)
+
+
+    def cases(seed: int) -> list:  # the answer is the candidate with the highest added feature
+        rng = random.Random(seed)
+        out = []
+        for vectors, _ in _synthetic_cases(80, seed=seed):
+            extended = [v + [rng.random()] for v in vectors]
+            answer = max(range(len(extended)), key=lambda i: extended[i][-1])
+            out.append((extended, [i == answer for i in range(len(extended))]))
+        return out
+
+    fitted = reader.fit(cases(6), names=names)
+    assert fitted.names == names and list(fitted.weights) == list(names)
+    assert fitted.weights["cross"] > max(abs(w) for n, w in fitted.weights.items() if n != "cross")
+    assert fitted.to_json()["features"] == list(names)
+    held = cases(7)
+    top = [max(range(len(v)), key=fitted.probabilities(v).__getitem__) for v, _ in held]
+    assert sum(answers[i] for (_, answers), i in zip(held, top)) / len(held) > 0.8
