@@ -234,7 +234,7 @@ def test_engine_answers_standards_questions_as_the_assistant_does():
     answer = engine.ask("How many parking spaces does a bowling alley need?")
     assert answer.route == "standards"
     assert answer.first_line == "Bowling alley: 5 spaces for each lane."
-    engine.wait_ready(120)  # its warm-up is not left mid-load at exit
+    engine.settle(120)  # background index work, if this started any, is not left mid-load at exit
 
 
 # -- section structure, pages, the engine's browsing ------------------------------------------

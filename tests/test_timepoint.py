@@ -228,8 +228,7 @@ def test_the_web_apps_assistant_answers_an_earlier_day_too():
     engine = Engine.load(wait_seconds=1.0)
     assert engine.assistant.ask("In 2024, could I open a gym in the LP district?").first_line == (
         "As of 2024-01-01: Not allowed.")
-    # a table answer opens no index: let the engine's warm-up finish rather than leave it mid-load at exit
-    engine.wait_ready(120)
+    engine.settle(120)  # background index work, if this started any, is not left mid-load at exit
 
 
 def test_what_a_named_ordinance_changed_is_listed_from_its_diff(assistant):

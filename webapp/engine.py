@@ -236,6 +236,14 @@ class Engine:
         self.status.state = "failed"
         self._say(f"search index: FAILED: {reason}")
 
+    def settle(self, timeout: float | None = None) -> None:
+        """Wait for the background index work if any was started: a process that exits while it loads
+        the model in native code aborts ("terminate called without an active exception")."""
+        with self._lock:
+            thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+
     def wait_ready(self, timeout: float | None = None) -> bool:
         self._finished.wait(timeout)
         return self._ready.is_set()
