@@ -139,11 +139,12 @@ def cross_validated(judged: list[Judged], targets: tuple[float, ...]) -> dict[fl
         fold_of = folds_by_group([j.group for j in judged], seed)
         for fold in range(FOLDS):
             held = [judged[i] for i, f in enumerate(fold_of) if f == fold]
+            held_holdout = [j for j in held if j.holdout]
             models = _fitted_models([j for j, f in zip(judged, fold_of) if f != fold])
             for target in targets:
                 calibration = models.thresholded(target)
                 _tally(calibration, held, tallies[target]["all"])
-                _tally(calibration, [j for j in held if j.holdout], tallies[target]["holdout"])
+                _tally(calibration, held_holdout, tallies[target]["holdout"])
     total = SHUFFLES * len(judged)
     total_holdout = SHUFFLES * sum(j.holdout for j in judged)
     return {target: Estimate(parts["all"][0] / total, parts["all"][1] / total,

@@ -70,7 +70,7 @@ def _chosen(query: Query, res: Resources, ranked: list[str], both: set[str]) -> 
     chosen = choose(text, asked, provisions, res.corpus.idf, meaning, rank, read) if meaning is not None else None
     if chosen is None:
         return []
-    answer = provision_answer(query, chosen, res)
+    answer = provision_answer(query, chosen, res, provisions)
     signals = {"provision_coverage": chosen.coverage, "provision_similarity": chosen.similarity,
                "provision_margin": min(chosen.margin, 2.0), "section_rank": float(rank[chosen.provision.section]),
                "list_answer": float(bool(chosen.items)), "both_retrievers": float(chosen.provision.section in both)}
@@ -92,12 +92,13 @@ def outline_lines(items, provisions) -> list[str]:
     return [f"{'  ' * depth}{marker(item.label)} {item.text}" for depth, item in outline(items, provisions)]
 
 
-def provision_answer(query: Query, chosen: Choice, res: Resources) -> Answer:
+def provision_answer(query: Query, chosen: Choice, res: Resources, provisions) -> Answer:
+    """The chosen provision quoted, with its list's items (and theirs); ``provisions``: those of the
+    sections searched, which hold the items printed under it."""
     p = chosen.provision
     section = res.corpus.section(p.section, p.document) or res.corpus.section(p.section)
     said = "; ".join(dict.fromkeys(v.text for v in chosen.values))
     lead = f"{said}: {p.text}" if said else p.text
-    provisions = [q for q in res.provisions() if q.section == p.section and q.document == p.document]
     lines = [lead] + outline_lines(chosen.items, provisions)
     citations = (res.corpus.citation(section, p.text),) if section is not None else ()
     lines.append(compose.source_line(list(citations), res.corpus))
