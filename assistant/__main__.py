@@ -37,10 +37,14 @@ def main(argv: list[str] | None = None) -> int:
         return _train_reader()
     if args.command == "coverage":
         return _coverage(args)
+    if args.command == "units":
+        return _units(args)
     return _ask(parser, args)
 
 
 def _parser() -> argparse.ArgumentParser:
+    from .units import KINDS as unit_kinds  # a small module of records: nothing heavy is imported
+
     parser = argparse.ArgumentParser(prog="python -m assistant", description="Cited answers about the Cotati code.")
     commands = parser.add_subparsers(dest="command", required=True)
     ask = commands.add_parser("ask", help="answer a question (or a file of questions, one per line)")
@@ -57,6 +61,10 @@ def _parser() -> argparse.ArgumentParser:
                                                     "loaded text cites but does not contain")
     coverage.add_argument("--json", action="store_true", help="one JSON object: documents, loaded_sections, chapters, "
                                                               "tables, cited_not_loaded, cited_unresolved")
+    units = commands.add_parser("units", help="the answer units of the loaded corpus (what the question bank names); "
+                                              "prints the count of each kind")
+    units.add_argument("--kind", choices=unit_kinds, help="only units of this kind")
+    units.add_argument("--json", action="store_true", help="one JSON object per unit: id, kind, section, text, citation")
     calibrate = commands.add_parser("calibrate", help="fit the confidence model and threshold on the dev set")
     calibrate.add_argument("--max-wrong-rate", type=float, default=None, metavar="R",
                            help="wrong answers allowed, as a share of the dev questions (default 0.03)")
@@ -218,6 +226,24 @@ def _flagged(entries: list, as_json: bool) -> int:
     if not as_json:
         wrong = sum(entry.mark == "wrong" for entry in entries)
         print(f"{len(entries)} marked answers ({wrong} wrong, {len(entries) - wrong} helpful)", file=sys.stderr)
+    return 0
+
+
+def _units(args) -> int:
+    from .service import load_assistant
+    from .units import catalogue, counts
+
+    found = catalogue(load_assistant(calibrated=False).resources)
+    chosen = [u for u in found if not args.kind or u.kind == args.kind]
+    if args.json:
+        for unit in chosen:
+            print(json.dumps(unit.to_dict(), ensure_ascii=False))
+    else:
+        for unit in chosen:
+            print(f"{unit.id}\t{unit.text[:100]}")
+    tally = counts(chosen)
+    print("units: " + ", ".join(f"{kind} {n}" for kind, n in tally.items() if n or not args.kind)
+          + f"; {len(chosen)} in all", file=sys.stderr)
     return 0
 
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from . import answer_type, compose, dialogue
+from . import answer_type, choose, compose, dialogue
 from . import confidence as confidence_mod
 from .interpretation import interpretation_of, read_as_line
 from .resources import Resources
 from .routes import absent, compare, definition, district, ordinance, parcel, passage, permit, provision, section, standards
-from .types import Answer, Candidate, Query
+from .routes import bank as bank_route
+from .types import Answer, Candidate, Query, SearchUnavailable
 
 # The routes in the order they are asked; the first that proposes a candidate decides. The
 # standards route and those after it read a "who ..." question with a verb of deciding as asking
@@ -62,8 +63,90 @@ def answer(text: str, history: Sequence, res: Resources) -> Answer:
     bare = None if previous else absent.bare_district(query, res)
     if bare is not None:
         return replace(bare, interpretation=interpretation_of(query, bare, res.vocabulary))
-    answered = calibrated(query, interpreted(query, routed(query, res), res, previous), res)
+    answered = decided(query, res, previous)
     return replace(answered, question=text) if previous else answered
+
+
+def decided(query: Query, res: Resources, previous: str = "") -> Answer:
+    """The answer to one understood question: ranked when a fitted ranker is loaded (``choose``),
+    else the first route's candidate of the type asked, calibrated (the hand order)."""
+    if res.ranker is None:
+        return calibrated(query, interpreted(query, routed(query, res), res, previous), res)
+    return ranked(query, res, previous)
+
+
+def candidates(query: Query, res: Resources) -> list[Candidate]:
+    """Every candidate every route proposes, and the question bank's: none decides. A route that
+    needs the search while it is unavailable (the index is being built) proposes nothing."""
+    found: list[Candidate] = []
+    deciding = standards.deciding_reading(query)
+    settings = res.ranker.settings if res.ranker is not None else choose.Settings()
+    proposers = [(route, query) for route in ROUTES] + [(route, deciding) for route in ROUTES_DECIDING]
+    proposers.append((lambda q, r: bank_route.candidates(q, r, settings.bank_k, settings.bank_units), query))
+    for route, asked in proposers:
+        try:
+            found.extend(route(asked, res))
+        except SearchUnavailable:
+            continue
+    # Two routes proposing the same answer (the passage routes, a route and the bank) are one candidate.
+    unique: dict[tuple, Candidate] = {}
+    for candidate in found:
+        key = (candidate.answer.route, candidate.answer.answer, candidate.answer.abstained)
+        kept = unique.get(key)
+        unique[key] = candidate if kept is None else _merged(kept, candidate)
+    return list(unique.values())
+
+
+def _merged(kept: Candidate, other: Candidate) -> Candidate:
+    """One candidate with both proposers' signals (a route's answer the bank also proposed)."""
+    signals = {**kept.answer.signals, **other.answer.signals}
+    interpretation = {**kept.answer.interpretation, **other.answer.interpretation}
+    return replace(kept, answer=replace(kept.answer, signals=signals, interpretation=interpretation))
+
+
+def scored(query: Query, res: Resources) -> tuple[list[tuple[dict, Candidate]], list[Candidate]]:
+    """(features, candidate) of every admissible answer candidate, and the routes' reasoned declines."""
+    if res.declined(query):
+        return [], [Candidate("decline", compose.abstain(query, [], corpus=res.corpus))]
+    missing = absent.said(query, res)
+    if missing is not None:
+        return [], [Candidate("decline", missing)]
+    settings = res.ranker.settings if res.ranker is not None else choose.Settings()
+    asked = answer_type.asked(query.text)
+    found = candidates(query, res)
+    answers = [c for c in found if not c.answer.abstained and choose.admissible(c, asked)]
+    declines = [c for c in found if c.answer.abstained]
+    votes = res.bank_votes(query, settings.bank_k)
+    try:
+        hit_sections = [h.section for h in res.hits(query.corrected or query.text, settings.hits_k)]
+    except SearchUnavailable:
+        hit_sections = []
+    return [(choose.features(c, asked, votes, hit_sections, answers), c) for c in answers], declines
+
+
+def ranked(query: Query, res: Resources, previous: str = "") -> Answer:
+    """The best-scored candidate when it clears the operating point; else the decline, with the
+    nearest passages (and a route's own reason for declining, when one gave it)."""
+    ranker = res.ranker
+    pairs, declines = scored(query, res)
+    best = sorted(((ranker.probability(f), c) for f, c in pairs), key=choose.order_key)
+    if best and best[0][0] >= ranker.settings.threshold:
+        probability, chosen = best[0]
+        answer_ = interpreted(query, _given(query, chosen, res), res, previous)
+        signals = {**answer_.signals, "ranker": probability}
+        return replace(answer_, confidence=probability, signals=signals,
+                       how_sure="", interpretation={**answer_.interpretation, "settings": ranker.settings.digest()})
+    if declines and not best:
+        reason = min(declines, key=lambda c: (c.answer.route, c.answer.answer)).answer
+        return interpreted(query, reason, res, previous)
+    cited = [s for _, c in best[:1] for s in sorted(choose.sections_of(c))]
+    try:
+        nearest = list(dict.fromkeys(cited + res.nearest(query)))[:3]
+    except SearchUnavailable:
+        nearest = cited[:3]
+    declined = compose.abstain(query, nearest, corpus=res.corpus, first=compose.UNSURE_LINE)
+    confidence = best[0][0] if best else None
+    return interpreted(query, replace(declined, confidence=confidence), res, previous)
 
 
 def _rows_answered(previous: str, res: Resources) -> tuple[str, ...]:
@@ -138,7 +221,7 @@ def clarify(query: Query, res: Resources) -> Answer | None:
 
 def compound(text: str, parts: list[Query], res: Resources) -> Answer:
     """Each part answered on its own; the answerable part is given, the other named as not answered."""
-    answers = [calibrated(q, interpreted(q, routed(q, res), res), res) for q in parts]
+    answers = [decided(q, res) for q in parts]
     given = [(q, a) for q, a in zip(parts, answers) if not a.abstained]
     if not given:
         return replace(answers[0], question=text)

@@ -82,8 +82,9 @@ class Resources:
     """The corpus, tables, definitions, vocabulary and searcher, loaded once and shared by the routes."""
 
     def __init__(self, corpus: Corpus, tables: PermitTables, searcher_factory, standards: StandardsTables | None = None,
-                 calibration: confidence_mod.Calibration | None = None, reader=None):
+                 calibration: confidence_mod.Calibration | None = None, reader=None, ranker=None):
         self.corpus = corpus
+        self.ranker = ranker  # assistant.choose.Ranker: ranks every candidate; None: the routes' hand order decides
         self.reader = reader  # assistant.reader.Reader, or None: the routes choose by hand-weighted score
         self.calibration = calibration if calibration is not None else confidence_mod.UNCALIBRATED
         self.tables = tables
@@ -103,6 +104,12 @@ class Resources:
         self._last_hits = None  # ((text, k), hits) of the last search
         self._parts_by_section = None  # (document, section) -> its section chunks in order, on first use
         self._printed = None  # the district names and tables the documents print (absent.Printed), on first use
+        self._bank = None  # the question bank (assistant.bank.Bank), False when there is none; on first use
+        self.bank_entries = None  # entries to use instead of the shipped bank files (eval: dev questions join)
+        self.bank_left_out = ""  # a paraphrase group whose own bank entries do not vote (scoring dev fairly)
+        self._units = None
+        self._unit_by_id: dict = {}
+        self._last_votes = None
         # Typos are corrected only towards words the vocabulary or the corpus itself uses, so a
         # word the code prints ("nonresidential") is never "corrected" to another ("residential").
         known = tables.row_words() | {word for word in corpus.idf if word.isalpha()}
@@ -125,6 +132,51 @@ class Resources:
         self.searcher_factory, self._searcher = factory, None
         self.meanings, self._sentences, self._parts_by_section = None, None, None
         self._provision_vectors, self._path_vectors, self._last_hits = None, None, None
+        self._bank, self._last_votes = None, None
+
+    # -- the question bank ----------------------------------------------------------------------------
+    def question_bank(self):
+        """The question bank (``assistant.bank.Bank``) embedded with the index's own model, its vectors
+        cached beside the index (``bank.npz``); None without a comparable model or an empty bank."""
+        if self._bank is None:
+            from . import bank as bank_mod
+
+            entries = tuple(self.bank_entries if self.bank_entries is not None else bank_mod.load())
+            known = {u.id for u in self.units()}
+            entries = tuple(e for e in entries if e.unit in known)  # a unit the loaded corpus lacks: no vote
+            cache = bank_mod.CACHE_NAME if self.bank_entries is None else "bank_eval.npz"  # keep the shipped cache
+            vectors = self._vectors([e.question for e in entries], cache) if entries else None
+            if vectors is None:
+                self._bank = False
+            else:
+                self._bank = bank_mod.Bank(entries, vectors.vectors[[vectors.row[e.question] for e in entries]])
+        return self._bank or None
+
+    def bank_votes(self, query: Query, k: int) -> list:
+        """The units the question's nearest bank entries vote for, best first ([] without a bank)."""
+        try:
+            bank = self.question_bank()
+        except SearchUnavailable:
+            return []
+        if bank is None:
+            return []
+        key = (query.text, k, self.bank_left_out)
+        if self._last_votes is None or self._last_votes[0] != key:  # the route and the ranker ask in turn
+            self._last_votes = (key, bank.votes(self.searcher.query_vector(query.text), k, exclude_group=self.bank_left_out))
+        return self._last_votes[1]
+
+    def units(self) -> list:
+        """The answer units of the loaded corpus (``assistant.units``), built on first use."""
+        if self._units is None:
+            from .units import catalogue
+
+            self._units = catalogue(self)
+            self._unit_by_id = {u.id: u for u in self._units}
+        return self._units
+
+    def unit(self, unit_id: str):
+        self.units()
+        return self._unit_by_id.get(unit_id)
 
     def hits(self, text: str, k: int):
         """The hybrid search's first ``k`` hits. The provision and passage routes of one question ask

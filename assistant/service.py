@@ -12,7 +12,7 @@ from pathlib import Path
 
 import settings
 
-from . import chooser, document_changes, provision_changes, then, timepoint
+from . import choose, chooser, document_changes, provision_changes, then, timepoint
 from . import confidence as confidence_mod
 from . import reader as reader_mod
 from .permits import PermitTables
@@ -29,8 +29,8 @@ __all__ = ["Assistant", "Corpus", "PermitTables", "load_assistant"]
 
 class Assistant:
     def __init__(self, corpus: Corpus, tables: PermitTables, searcher_factory, standards: StandardsTables | None = None,
-                 calibration: confidence_mod.Calibration | None = None, reader=None):
-        self.resources = Resources(corpus, tables, searcher_factory, standards, calibration, reader)
+                 calibration: confidence_mod.Calibration | None = None, reader=None, ranker=None):
+        self.resources = Resources(corpus, tables, searcher_factory, standards, calibration, reader, ranker)
         res = self.resources
         self.corpus, self.tables, self.standards, self.calibration = res.corpus, res.tables, res.standards, res.calibration
         self.definitions, self.vocabulary, self.known_words = res.definitions, res.vocabulary, res.known_words
@@ -192,8 +192,9 @@ def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path |
     open_searcher = IndexOpener(index_dir, progress)
     calibration = confidence_mod.load() if calibrated else confidence_mod.UNCALIBRATED
     fitted_reader = reader_mod.load() if settings.value("reader", reader) else None
+    fitted_ranker = choose.load() if calibrated else None
     built = _assistant(derived.sections, documents, as_of, open_searcher, calibration, fitted_reader,
-                       None if as_of else derived)
+                       None if as_of else derived, fitted_ranker)
     return built if as_of else with_earlier_law(built)
 
 
@@ -224,12 +225,12 @@ def with_earlier_law(built: Assistant) -> Assistant:
     res = built.resources
     documents = list(built.corpus.documents.values())
     built.then_factory = lambda day: _assistant(built.corpus.sections, documents, day, lambda: built.searcher,
-                                                res.calibration, res.reader)
+                                                res.calibration, res.reader, ranker=res.ranker)
     return built
 
 
 def _assistant(sections, documents, as_of: str | None, open_searcher, calibration, fitted_reader,
-               derived=None) -> Assistant:
+               derived=None, ranker=None) -> Assistant:
     """An assistant over the sections dated on or before ``as_of`` (all of them without it).
     ``derived`` (``assistant.derived.Derived`` of exactly these sections): their cells and
     provisions, already parsed."""
@@ -243,4 +244,5 @@ def _assistant(sections, documents, as_of: str | None, open_searcher, calibratio
 
         cells, provisions, kept = build_tables(sections).effective, None, {}
     corpus = Corpus(sections, documents, load_vocabulary(), provisions, **kept)
-    return Assistant(corpus, PermitTables(cells), open_searcher, StandardsTables(cells), calibration, fitted_reader)
+    return Assistant(corpus, PermitTables(cells), open_searcher, StandardsTables(cells), calibration, fitted_reader,
+                     ranker)

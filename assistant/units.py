@@ -113,12 +113,14 @@ def section_units(corpus) -> list[Unit]:
     return units
 
 
-def district_units(vocabulary, corpus) -> list[Unit]:
+def district_units(vocabulary, corpus, listed: dict[str, str] | None = None) -> list[Unit]:
+    """``listed``: each district's row of Table 2-1 in words, said where 17.20.030 prints no paragraph for it."""
     purposes = corpus.section(DISTRICT_PURPOSES)
     units = []
     for district in vocabulary.districts:
         symbol, name = district.symbol, district.name
         paragraph = _purpose_of(purposes.text, symbol, name) if purposes else ""
+        paragraph = paragraph or (listed or {}).get(symbol, "")
         cited = purposes or corpus.section("17.20.020")
         units.append(Unit(id=f"district:{symbol}", kind="district", section=cited.id if cited else DISTRICT_PURPOSES,
                           text=_cut(f"{symbol} ({name}). {paragraph}"),
@@ -153,8 +155,10 @@ def catalogue(res) -> list[Unit]:
     """Every unit of the loaded corpus (``assistant.resources.Resources``), in kind order, ids unique."""
     corpus = res.corpus
     effective = [*res.tables.cells.values()] + [e for entries in res.standards.cells.values() for e in entries]
-    units = [*provision_units(res.provisions(), corpus), *table_units(effective, corpus),
-             *definition_units(res.definitions), *section_units(corpus), *district_units(res.vocabulary, corpus),
+    tables = table_units(effective, corpus)
+    listed = {u.key["row"]: u.text for u in tables if u.kind == "standards" and u.key["table"] == "2-1"}
+    units = [*provision_units(res.provisions(), corpus), *tables,
+             *definition_units(res.definitions), *section_units(corpus), *district_units(res.vocabulary, corpus, listed),
              *ordinance_units(corpus.documents.values(), corpus)]
     seen: dict[str, Unit] = {}
     for unit in units:

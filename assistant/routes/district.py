@@ -26,17 +26,23 @@ def candidates(query: Query, res: Resources) -> list[Candidate]:
         return []
     if not ABOUT_A_DISTRICT.search(query.normalized) or re.search(r"\bwhich\b", query.normalized):
         return []  # "which parcel was rezoned to NM?" asks for something else than what NM is
+    found = paragraph_answer(query, res)
+    return [found] if found is not None else []
+
+
+def paragraph_answer(query: Query, res: Resources) -> Candidate | None:
+    """The printed purpose of the one district the query names (17.20.030), or None."""
     section = res.corpus.section(DISTRICT_PURPOSES)
     if section is None:
-        return []
+        return None
     symbol = query.districts[0]
     district = res.vocabulary.district(symbol)
     names = [re.escape(n) for n in ((district.name,) if district else ())]
     heading = re.compile(rf"^(?:\d+\.\s*)?(?:{symbol}\s*\(|(?:{'|'.join(names) or '$^'})\s*\({symbol}\)\.)")
     paragraph = next((line.strip() for line in section.text.split("\n") if heading.match(line.strip())), None)
     if paragraph is None:
-        return []
+        return None
     found = compose.section_answer(query, section, res.corpus, clip_sentences(re.sub(r"^\d+\.\s*", "", paragraph)))
     named = set(words_of(" ".join([symbol, district.name if district else ""])))
     signals = {"heading_found": 1.0, "other_words": words_beside(query.text, named, res.corpus.idf, ASKING_WORDS)}
-    return [Candidate(GIVES, replace(found, route="district", signals=signals))]
+    return Candidate(GIVES, replace(found, route="district", signals=signals))

@@ -54,8 +54,14 @@ NOT_NOTED = re.compile(r"\bintroduc|\bfile\b|\bhear", re.I)
 def candidates(query: Query, res: Resources) -> list[Candidate]:
     text = query.corrected or query.text
     document = timepoint.named_document(text, list(res.corpus.documents.values()))
+    return for_document(query, res, document) if document is not None else []
+
+
+def for_document(query: Query, res: Resources, document) -> list[Candidate]:
+    """The fact the question asks of ``document`` (the one it names, or the question bank's unit's)."""
+    text = query.corrected or query.text
     asked = next(((name, holds) for name, cue, holds in ASKS if cue.search(text)), None)
-    if document is None or asked is None:
+    if asked is None:
         return []
     parts = [s for s in res.corpus.sections if s.document == document.id and s.id.startswith(f"{document.id}:")]
     found = _best_sentence(text, asked[1], parts, res.corpus.idf, document)

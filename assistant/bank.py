@@ -1,0 +1,143 @@
+"""The question bank (issue 34): every answer unit described by the questions people ask about it.
+
+The bank is data (``assistant/data/bank/*.jsonl``): each entry is a question, the unit id it asks
+about (``assistant/units.py``), the slots the question names, its style and the batch that wrote
+it. A new question is compared with the bank's questions by the index's model (question with
+question is what the model does best); its nearest entries vote for units. The bank never holds
+an answer: the unit is answered for the asker's own slots (``assistant/unit_answers.py``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+BANK_DIR = Path(__file__).parent / "data" / "bank"
+CACHE_NAME = "bank.npz"  # the entries' vectors, beside the index (keyed by model and questions)
+STYLES = frozenset({"resident", "staff_memo", "keywords", "typo", "long_story", "yes_no", "wrong_premise", "jargon",
+                    "dev", "logged"})
+SLOT_NAMES = frozenset({"district", "use", "numbers"})
+
+
+class BankError(ValueError):
+    """A bank file that cannot be read; the message names the file and the line."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    question: str
+    unit: str
+    slots: dict = field(default_factory=dict, compare=False, hash=False)
+    style: str = ""
+    batch: str = ""
+    group: str = ""  # a dev paraphrase group (dev entries): left out when its own questions are scored
+
+    def to_dict(self) -> dict:
+        found = {"question": self.question, "unit": self.unit, "slots": self.slots, "style": self.style,
+                 "batch": self.batch}
+        return {**found, "group": self.group} if self.group else found
+
+
+@dataclass(frozen=True)
+class Vote:
+    """One unit's share of a question's nearest bank entries."""
+
+    unit: str
+    similarity: float  # cosine of its nearest entry
+    support: float  # summed similarity of its entries among the nearest
+    entries: int  # how many of the nearest are its
+    nearest: str  # the bank question nearest (shown to staff, never answered from)
+
+
+def parse_entry(obj: object, where: str) -> Entry:
+    if not isinstance(obj, dict):
+        raise BankError(f"{where}: an entry is a JSON object")
+    question, unit = obj.get("question"), obj.get("unit")
+    if not isinstance(question, str) or not question.strip():
+        raise BankError(f"{where}: 'question' must be a non-empty string")
+    if not isinstance(unit, str) or ":" not in unit:
+        raise BankError(f"{where}: 'unit' must be a unit id such as 'provision:17.64.080(A)(1)'")
+    slots = obj.get("slots", {})
+    if not isinstance(slots, dict) or set(slots) - SLOT_NAMES:
+        raise BankError(f"{where}: 'slots' must be an object with keys among {sorted(SLOT_NAMES)}")
+    style = obj.get("style", "")
+    if style not in STYLES:
+        raise BankError(f"{where}: style {style!r} is not one of {sorted(STYLES)}")
+    return Entry(" ".join(question.split()), unit, slots, style, str(obj.get("batch", "")), str(obj.get("group", "")))
+
+
+def read_file(path: Path) -> list[Entry]:
+    entries = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise BankError(f"{path}: cannot be read ({error})") from error
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as error:
+            raise BankError(f"{path}, line {number}: not JSON ({error})") from error
+        entries.append(parse_entry(obj, f"{path}, line {number}"))
+    return entries
+
+
+def load(folder: Path = BANK_DIR) -> tuple[Entry, ...]:
+    """Every entry of the bank files in ``folder`` (file name order), a repeated question kept once."""
+    seen: dict[str, Entry] = {}
+    for path in sorted(Path(folder).glob("*.jsonl")):
+        for entry in read_file(path):
+            seen.setdefault(entry.question.lower(), entry)
+    return tuple(seen.values())
+
+
+class Bank:
+    """The entries and their unit vectors; ``votes`` for a question's vector."""
+
+    def __init__(self, entries: Sequence[Entry], vectors):
+        import numpy as np
+
+        self.entries = tuple(entries)
+        self.vectors = np.asarray(vectors, dtype="float32")
+        self.units = tuple(e.unit for e in self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def votes(self, query_vector, k: int, exclude_group: str = "", exclude: Iterable[int] = ()) -> list[Vote]:
+        """The units of the ``k`` nearest entries, best first (by nearest similarity, then support).
+        ``exclude_group``: a dev paraphrase group whose own entries do not vote (scoring dev fairly)."""
+        import numpy as np
+
+        if not self.entries:
+            return []
+        query = np.asarray(query_vector, dtype="float32")
+        query = query / max(float(np.linalg.norm(query)), 1e-9)
+        sims = self.vectors @ query
+        skipped = set(exclude)
+        if exclude_group:
+            skipped |= {i for i, e in enumerate(self.entries) if e.group == exclude_group}
+        if skipped:
+            sims = sims.copy()
+            sims[list(skipped)] = -2.0
+        top = np.argsort(-sims, kind="stable")[:k]
+        found: dict[str, list] = {}
+        for i in top:
+            if sims[i] <= -1.5:
+                continue
+            unit = self.units[i]
+            vote = found.setdefault(unit, [float(sims[i]), 0.0, 0, self.entries[i].question])
+            vote[1] += float(sims[i])
+            vote[2] += 1
+        votes = [Vote(unit, s, support, n, q) for unit, (s, support, n, q) in found.items()]
+        return sorted(votes, key=lambda v: (-v.similarity, -v.support, v.unit))
+
+
+def margin(votes: Sequence[Vote]) -> float:
+    """How far the first unit's nearest entry is above the next unit's (1.0 when it stands alone)."""
+    if not votes:
+        return 0.0
+    return votes[0].similarity - votes[1].similarity if len(votes) > 1 else 1.0

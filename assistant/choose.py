@@ -1,0 +1,173 @@
+"""The ranker: every candidate of a question scored by one learned model, the best one answered when
+its score clears the operating point (issue 35).
+
+Routes and the question bank propose candidates (``chooser.candidates``); nothing there decides.
+Here each candidate is described by one set of features (``features``): its route, the route's own
+signals, whether its answer type is the type asked, how the question bank's nearest questions agree
+with it, where retrieval ranks its section and how many other candidates agree with it. A logistic
+model fitted on dev with folds by paraphrase group (``eval/ranker_fit.py``) turns them into the
+probability that the candidate is right; the operating point is chosen on the holdout (aggregate)
+so that held-out wrong answers stay at or under the target. The fitted model and every tuned number
+live in ``data/ranker.json`` (``Ranker``); its settings hash goes into each answer's signals.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from . import answer_type
+from .confidence import FEATURES as ROUTE_SIGNALS
+from .types import Candidate
+
+RANKER = Path(__file__).parent / "data" / "ranker.json"
+# Answers that give a whole section or table: never the answer to a question asking for one value.
+WHOLE = frozenset({"section", "standards_table"})
+VALUE_TYPES = answer_type.QUANTITY_TYPES | {"permit_code", "body"}
+ROUTES = ("permit", "standards", "standards_table", "passage", "definition", "district", "provision", "section",
+          "section_title", "ordinance", "ordinance_note", "compare", "parcel", "absent", "compound", "bank")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every tuned number of the chooser (its hash is recorded with the fitted model and each answer)."""
+
+    bank_k: int = 10  # nearest bank entries that vote
+    bank_units: int = 3  # units of the vote composed as candidates
+    hits_k: int = 10  # retrieval depth read for agreement
+    threshold: float = 0.5  # the operating point (refit by eval/ranker_fit.py on the holdout)
+    risk_target: float = 0.02  # held-out wrong answers allowed at the operating point
+    l2: float = 1.0  # the logistic model's ridge penalty
+
+    def digest(self) -> str:
+        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Ranker:
+    settings: Settings = field(default_factory=Settings)
+    names: tuple[str, ...] = ()
+    means: tuple[float, ...] = ()
+    scales: tuple[float, ...] = ()
+    weights: tuple[float, ...] = ()
+    bias: float = 0.0
+    fitted_on: dict = field(default_factory=dict)
+
+    @property
+    def fitted(self) -> bool:
+        return bool(self.names)
+
+    def probability(self, feats: dict) -> float:
+        z = self.bias
+        for name, mean, scale, weight in zip(self.names, self.means, self.scales, self.weights):
+            z += weight * (feats.get(name, 0.0) - mean) / scale
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+    def to_json(self) -> dict:
+        return {"comment": "Fitted on dev by `python -m eval.ranker_fit` (folds by paraphrase group); the threshold "
+                           "chosen on the holdout's aggregate risk. p = logistic(bias + sum(w * (x - mean) / scale)).",
+                "settings": asdict(self.settings), "settings_hash": self.settings.digest(),
+                "bias": self.bias, "features": {n: {"weight": w, "mean": m, "scale": s}
+                                                for n, w, m, s in zip(self.names, self.weights, self.means, self.scales)},
+                "fitted_on": self.fitted_on}
+
+
+class RankerError(ValueError):
+    """data/ranker.json cannot be read; the message names the file."""
+
+
+def load(path: Path = RANKER) -> Ranker | None:
+    """The fitted ranker, or None when none is shipped (the hand order then decides: chooser.py)."""
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        settings = Settings(**data["settings"])
+        names = tuple(data["features"])
+        return Ranker(settings, names, tuple(float(data["features"][n]["mean"]) for n in names),
+                      tuple(float(data["features"][n]["scale"]) or 1.0 for n in names),
+                      tuple(float(data["features"][n]["weight"]) for n in names), float(data["bias"]),
+                      data.get("fitted_on", {}))
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise RankerError(f"{path}: not a ranker file ({error})") from error
+
+
+# -- what a candidate is about: its units and sections ------------------------------------------------
+def units_of(candidate: Candidate) -> frozenset[str]:
+    answer = candidate.answer
+    found = set()
+    for cell in answer.lookups:
+        table, row, section = str(cell.get("table", "")), str(cell.get("row", "")), str(cell.get("section", ""))
+        found |= {f"permit_row:{table}:{row}", f"standards:{table}@{section}:{row}"}
+    unit = answer.interpretation.get("unit") if isinstance(answer.interpretation, dict) else None
+    if unit:
+        found.add(unit)
+    label = answer.interpretation.get("provision") if isinstance(answer.interpretation, dict) else None
+    if label:
+        found.add(f"provision:{label}")
+    found |= {f"section:{c.section}" for c in answer.citations}
+    return frozenset(found)
+
+
+def sections_of(candidate: Candidate) -> frozenset[str]:
+    return frozenset(c.section for c in candidate.answer.citations)
+
+
+def section_of_unit(unit_id: str) -> str:
+    kind, _, rest = unit_id.partition(":")
+    if kind == "provision":
+        return rest.split("(")[0].split("[")[0]
+    if kind == "standards":
+        return rest.split("@", 1)[1].split(":", 1)[0] if "@" in rest else ""
+    if kind == "permit_row":
+        return "17.22.020"
+    if kind == "definition":
+        return rest.rsplit(":", 1)[0]
+    if kind == "section":
+        return rest
+    return ""
+
+
+# -- features -------------------------------------------------------------------------------------
+def features(candidate: Candidate, asked: str, votes: Sequence, hit_sections: Sequence[str],
+             others: Sequence[Candidate]) -> dict[str, float]:
+    answer = candidate.answer
+    route = answer.route if answer.route in ROUTES else "other"
+    from_bank = "bank_similarity" in answer.signals
+    feats: dict[str, float] = {f"route={route}": 1.0, "from_bank": float(from_bank),
+                               "type_fits": float(answer_type.answers(asked, candidate.answer_type)),
+                               f"asked={asked}": 1.0}
+    for signal in ROUTE_SIGNALS.get(answer.route, ()):
+        if signal in answer.signals:
+            feats[f"{answer.route}.{signal}"] = float(answer.signals[signal])
+    for signal in ("bank_similarity", "bank_margin", "bank_support", "bank_entries", "bank_place"):
+        if signal in answer.signals:
+            feats[signal] = float(answer.signals[signal])
+    units, sections = units_of(candidate), sections_of(candidate)
+    top = votes[0].similarity if votes else 0.0
+    agree = max((v.similarity for v in votes if v.unit in units), default=0.0)
+    agree_section = max((v.similarity for v in votes if section_of_unit(v.unit) in sections), default=0.0)
+    feats |= {"bank_top": top, "bank_agree": agree, "bank_agree_section": agree_section,
+              "bank_first_agrees": float(bool(votes) and votes[0].unit in units),
+              "bank_gap": top - agree}
+    rank = next((i for i, s in enumerate(hit_sections) if s in sections), None)
+    feats["hit_recip"] = 1.0 / (1.0 + rank) if rank is not None else 0.0
+    feats["agreeing"] = float(sum(1 for o in others if o is not candidate and sections_of(o) & sections))
+    feats["candidates"] = float(len(others))
+    feats["whole"] = float(answer.route in WHOLE)
+    return feats
+
+
+def admissible(candidate: Candidate, asked: str) -> bool:
+    """A whole section or table never answers a question that asks for one value."""
+    return not (candidate.answer.route in WHOLE and asked in VALUE_TYPES)
+
+
+def order_key(scored: tuple[float, Candidate]) -> tuple:
+    """Best first; ties broken by route name, then answer text: never by the order routes are listed."""
+    probability, candidate = scored
+    return (-round(probability, 12), candidate.answer.route, candidate.answer.answer)

@@ -1,0 +1,238 @@
+"""Fit the ranker (``assistant/choose.py``) on dev, choose its operating point on the holdout.
+
+``python -m eval.ranker_fit [--folds 5] [--write]``
+
+1. Every dev question's candidates (every route's and the question bank's, the question's own
+   paraphrase group left out of the bank) are judged as ``python -m eval`` judges answers: each
+   candidate is a labelled example (right or not).
+2. A logistic model over ``choose.features`` is fitted with folds by paraphrase group; each dev
+   question's held-out best candidate gives dev's cross-validated risk-coverage.
+3. The model fitted on all of dev scores the holdout; the operating point is the lowest threshold at
+   which the holdout's wrong answers stay at or under the risk target. Only aggregate figures of the
+   holdout are printed or recorded (it is sealed: no item, id or miss).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .gold import GoldItem, load_gold
+
+DEV = Path(__file__).parent / "dev.jsonl"
+HOLDOUT = Path(__file__).parent / "holdout.jsonl"
+
+
+@dataclass(frozen=True)
+class Example:
+    question: int  # index of the question in its set
+    features: dict
+    right: bool
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One question: its candidates' examples, and whether declining it is right (gold abstain)."""
+
+    examples: tuple[Example, ...]
+    abstain: bool
+    group: str
+
+
+def judge_candidates(items: Sequence[GoldItem], res, dev: bool, progress=None) -> list[Judged]:
+    from assistant import chooser
+
+    from .records import parse_answer
+    from .score import judge_answer
+
+    judged = []
+    for n, item in enumerate(items):
+        res.bank_left_out = (item.group or item.id) if dev else ""
+        query = res.read(item.question)
+        pairs, _ = chooser.scored(query, res)
+        examples = []
+        for feats, candidate in pairs:
+            answer = chooser.interpreted(query, chooser._given(query, candidate, res), res)
+            view = parse_answer({**answer.to_dict(), "question": item.question}, item.id)
+            examples.append(Example(n, feats, judge_answer(item, view).outcome == "right"))
+        judged.append(Judged(tuple(examples), item.abstain, item.group or item.id))
+        if progress and n % 200 == 0:
+            progress(f"{n}/{len(items)}")
+    res.bank_left_out = ""
+    return judged
+
+
+def matrix(examples: Sequence[Example], names: Sequence[str]):
+    import numpy as np
+
+    x = np.zeros((len(examples), len(names)), dtype="float64")
+    index = {name: i for i, name in enumerate(names)}
+    for row, example in enumerate(examples):
+        for name, value in example.features.items():
+            if name in index:
+                x[row, index[name]] = value
+    return x
+
+
+def fit(examples: Sequence[Example], names: Sequence[str], l2: float):
+    """(means, scales, weights, bias) of an L2-penalised logistic regression (Newton's method)."""
+    import numpy as np
+
+    x = matrix(examples, names)
+    y = np.array([e.right for e in examples], dtype="float64")
+    means = x.mean(axis=0)
+    scales = x.std(axis=0)
+    scales[scales < 1e-9] = 1.0
+    z = np.hstack([(x - means) / scales, np.ones((len(x), 1))])
+    w = np.zeros(z.shape[1])
+    penalty = np.full(z.shape[1], l2)
+    penalty[-1] = 0.0  # the bias is not penalised
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-np.clip(z @ w, -30, 30)))
+        gradient = z.T @ (p - y) + penalty * w
+        hessian = (z * (p * (1 - p))[:, None]).T @ z + np.diag(penalty + 1e-9)
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.max(np.abs(step)) < 1e-8:
+            break
+    return means, scales, w[:-1], float(w[-1])
+
+
+def ranker_of(examples: Sequence[Example], names: Sequence[str], settings, fitted_on: dict | None = None):
+    from assistant.choose import Ranker
+
+    means, scales, weights, bias = fit(examples, names, settings.l2)
+    return Ranker(settings, tuple(names), tuple(map(float, means)), tuple(map(float, scales)),
+                  tuple(map(float, weights)), bias, fitted_on or {})
+
+
+def best_per_question(judged: Sequence[Judged], ranker) -> list[tuple[float, bool, bool]]:
+    """(best candidate's probability, it is right, gold abstain) per question; (0, False, abstain) with none."""
+    from assistant.choose import order_key  # noqa: F401 - the same tie rule as answering: by probability
+
+    found = []
+    for question in judged:
+        scored = sorted(((ranker.probability(e.features), e.right) for e in question.examples), key=lambda t: -t[0])
+        found.append((scored[0][0], scored[0][1], question.abstain) if scored else (0.0, False, question.abstain))
+    return found
+
+
+def curve_at(best: Sequence[tuple[float, bool, bool]], threshold: float) -> dict:
+    """Right, wrong and declined at ``threshold``: a declined question is right when gold abstains."""
+    right = wrong = declined = 0
+    for probability, is_right, abstain in best:
+        if probability >= threshold:
+            right += is_right
+            wrong += not is_right
+        else:
+            declined += 1
+            right += abstain
+    n = max(len(best), 1)
+    return {"threshold": round(threshold, 4), "right": right, "wrong": wrong, "declined": declined,
+            "accuracy": round(right / n, 4), "wrong_rate": round(wrong / n, 4)}
+
+
+def operating_point(best: Sequence[tuple[float, bool, bool]], risk: float) -> float:
+    """The lowest threshold whose wrong answers stay within ``risk`` of the questions."""
+    thresholds = sorted({round(p, 6) for p, _, _ in best} | {1.0})
+    chosen = 1.0
+    for threshold in reversed(thresholds):
+        if curve_at(best, threshold)["wrong_rate"] <= risk:
+            chosen = threshold
+        else:
+            break
+    return chosen
+
+
+def folds_of(judged: Sequence[Judged], k: int) -> list[int]:
+    import hashlib
+
+    return [int(hashlib.sha256(q.group.encode()).hexdigest(), 16) % k for q in judged]
+
+
+def cross_validated(judged: Sequence[Judged], names: Sequence[str], settings, k: int):
+    """Each question's best candidate as a model fitted without its fold (folds by paraphrase group) scores it."""
+    fold = folds_of(judged, k)
+    best = [None] * len(judged)
+    for f in range(k):
+        train = [e for q, g in zip(judged, fold) if g != f for e in q.examples]
+        ranker = ranker_of(train, names, settings)
+        held = [i for i, g in enumerate(fold) if g == f]
+        for i, found in zip(held, best_per_question([judged[i] for i in held], ranker)):
+            best[i] = found
+    return best
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m eval.ranker_fit", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--write", action="store_true", help="write assistant/data/ranker.json")
+    parser.add_argument("--cache", default="", help="reuse (or save) judged candidates in this pickle-free JSON file")
+    args = parser.parse_args(argv)
+
+    from assistant.choose import RANKER, Settings
+
+    settings = Settings()
+    started = time.perf_counter()
+    dev_items, holdout_items = load_gold(DEV), load_gold(HOLDOUT)
+    cached = Path(args.cache) if args.cache else None
+    if cached and cached.is_file():
+        stored = json.loads(cached.read_text(encoding="utf-8"))
+        dev, holdout = (_judged_from(stored[name]) for name in ("dev", "holdout"))
+    else:
+        from assistant.service import load_assistant
+
+        res = load_assistant(calibrated=False).resources
+        say = lambda text: print(f"  judging {text} ({time.perf_counter() - started:.0f} s)", file=sys.stderr)  # noqa: E731
+        dev = judge_candidates(dev_items, res, dev=True, progress=say)
+        holdout = judge_candidates(holdout_items, res, dev=False, progress=say)
+        if cached:
+            cached.write_text(json.dumps({"dev": _judged_json(dev), "holdout": _judged_json(holdout)}), encoding="utf-8")
+    names = sorted({name for q in dev for e in q.examples for name in e.features})
+    cv = cross_validated(dev, names, settings, args.folds)
+    dev_point = operating_point(cv, settings.risk_target)
+    ranker = ranker_of([e for q in dev for e in q.examples], names, settings)
+    on_holdout = best_per_question(holdout, ranker)
+    threshold = operating_point(on_holdout, settings.risk_target)
+    # The holdout's own estimate of the threshold's spread: chosen on one half, measured on the other.
+    halves = [[b for i, b in enumerate(on_holdout) if i % 2 == h] for h in (0, 1)]
+    swapped = [curve_at(halves[1 - h], operating_point(halves[h], settings.risk_target)) for h in (0, 1)]
+    report = {
+        "dev_questions": len(dev), "holdout_questions": len(holdout), "features": len(names),
+        "dev_candidates": sum(len(q.examples) for q in dev),
+        "dev_oracle": round(sum(any(e.right for e in q.examples) or (q.abstain and not q.examples) for q in dev) / len(dev), 4),
+        "holdout_oracle": round(sum(any(e.right for e in q.examples) or (q.abstain and not q.examples)
+                                    for q in holdout) / len(holdout), 4),
+        "dev_cross_validated_at_dev_point": curve_at(cv, dev_point),
+        "dev_cross_validated_at_holdout_point": curve_at(cv, threshold),
+        "holdout_at_its_point": curve_at(on_holdout, threshold),
+        "holdout_halves_swapped": swapped,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    print(json.dumps(report, indent=1))
+    if args.write:
+        final = replace(ranker, settings=replace(settings, threshold=threshold),
+                        fitted_on={"dev": report["dev_cross_validated_at_holdout_point"],
+                                   "holdout": report["holdout_at_its_point"],
+                                   "holdout_halves_swapped": swapped, "folds": args.folds})
+        RANKER.write_text(json.dumps(final.to_json(), indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {RANKER} (threshold {threshold})", file=sys.stderr)
+    return 0
+
+
+def _judged_json(judged: Sequence[Judged]) -> list:
+    return [{"abstain": q.abstain, "group": q.group,
+             "examples": [{"q": e.question, "f": e.features, "r": e.right} for e in q.examples]} for q in judged]
+
+
+def _judged_from(rows: list) -> list[Judged]:
+    return [Judged(tuple(Example(e["q"], e["f"], e["r"]) for e in q["examples"]), q["abstain"], q["group"]) for q in rows]
+
+
+if __name__ == "__main__":
+    sys.exit(main())
