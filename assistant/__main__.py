@@ -39,6 +39,8 @@ def main(argv: list[str] | None = None) -> int:
         return _coverage(args)
     if args.command == "units":
         return _units(args)
+    if args.command == "bank-add":
+        return _bank_add(args)
     return _ask(parser, args)
 
 
@@ -65,6 +67,10 @@ def _parser() -> argparse.ArgumentParser:
                                               "prints the count of each kind")
     units.add_argument("--kind", choices=unit_kinds, help="only units of this kind")
     units.add_argument("--json", action="store_true", help="one JSON object per unit: id, kind, section, text, citation")
+    add = commands.add_parser("bank-add", help="add a question (from the question log) to the question bank for a unit")
+    add.add_argument("question", help="the question as the resident asked it")
+    add.add_argument("--unit", required=True, help="the unit that answers it (an id from `python -m assistant units`)")
+    add.add_argument("--district", action="append", default=[], help="a district the question names (repeatable)")
     calibrate = commands.add_parser("calibrate", help="fit the confidence model and threshold on the dev set")
     calibrate.add_argument("--max-wrong-rate", type=float, default=None, metavar="R",
                            help="wrong answers allowed, as a share of the dev questions (default 0.03)")
@@ -226,6 +232,23 @@ def _flagged(entries: list, as_json: bool) -> int:
     if not as_json:
         wrong = sum(entry.mark == "wrong" for entry in entries)
         print(f"{len(entries)} marked answers ({wrong} wrong, {len(entries) - wrong} helpful)", file=sys.stderr)
+    return 0
+
+
+def _bank_add(args) -> int:
+    import datetime
+
+    from .bank import BankError, add_entry
+    from .service import load_assistant
+
+    units = [u.id for u in load_assistant(calibrated=False).resources.units()]
+    slots = {"district": args.district} if args.district else {}
+    try:
+        entry = add_entry(args.question, args.unit, units, slots, batch=f"staff-{datetime.date.today().isoformat()}")
+    except BankError as error:
+        print(f"bank-add: {error}", file=sys.stderr)
+        return 2
+    print(f"added to the bank for {entry.unit}: {entry.question!r} (its vectors are rebuilt on the next answer)")
     return 0
 
 

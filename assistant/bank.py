@@ -118,8 +118,8 @@ class Bank:
         query = query / max(float(np.linalg.norm(query)), 1e-9)
         sims = self.vectors @ query
         skipped = set(exclude)
-        if exclude_group:
-            skipped |= {i for i, e in enumerate(self.entries) if e.group == exclude_group}
+        if exclude_group:  # a dev paraphrase group, or one bank question itself (scoring the bank's own questions)
+            skipped |= {i for i, e in enumerate(self.entries) if e.group == exclude_group or e.question == exclude_group}
         if skipped:
             sims = sims.copy()
             sims[list(skipped)] = -2.0
@@ -141,3 +141,37 @@ def margin(votes: Sequence[Vote]) -> float:
     if not votes:
         return 0.0
     return votes[0].similarity - votes[1].similarity if len(votes) > 1 else 1.0
+
+
+LOGGED = "logged.jsonl"  # questions staff added from the question log (``python -m assistant bank-add``)
+
+
+def add_entry(question: str, unit_id: str, known_units: Iterable[str], slots: dict | None = None,
+              batch: str = "staff", folder: Path = BANK_DIR) -> Entry:
+    """Add one logged question to the bank for a unit: the unit must exist, the question must be new.
+    The file is rewritten whole and replaced, so a failure leaves it as it was."""
+    import os
+    import tempfile
+
+    text = " ".join(str(question).split())
+    if not text:
+        raise BankError("the question is empty")
+    if unit_id not in set(known_units):
+        raise BankError(f"unit {unit_id!r} is not a unit of the loaded corpus (python -m assistant units lists them)")
+    if any(e.question.lower() == text.lower() for e in load(folder)):
+        raise BankError(f"the bank already holds the question {text!r}")
+    entry = parse_entry({"question": text, "unit": unit_id, "slots": slots or {}, "style": "logged", "batch": batch},
+                        "the new entry")
+    path = Path(folder) / LOGGED
+    old = path.read_text(encoding="utf-8") if path.is_file() else ""
+    handle, temp = tempfile.mkstemp(dir=folder, prefix=f".{LOGGED}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(old + json.dumps(entry.to_dict(), ensure_ascii=False) + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, path)
+    except OSError as error:
+        Path(temp).unlink(missing_ok=True)
+        raise BankError(f"{path}: cannot be written ({error})") from error
+    return entry

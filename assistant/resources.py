@@ -101,7 +101,8 @@ class Resources:
         self._provisions = None  # the corpus's provisions in force (ingest.provisions), on first use
         self._provision_vectors = None
         self._path_vectors = None  # the provisions' heading paths (reader.path_text), on first use
-        self._last_hits = None  # ((text, k), hits) of the last search
+        self._last_hits = None  # {(searcher, text, k): hits} of the last question's searches
+        self.last_passages = None  # ((searcher, query), answer) of routes/passage.py, for the last question
         self._parts_by_section = None  # (document, section) -> its section chunks in order, on first use
         self._printed = None  # the district names and tables the documents print (absent.Printed), on first use
         self._bank = None  # the question bank (assistant.bank.Bank), False when there is none; on first use
@@ -132,7 +133,7 @@ class Resources:
         self.searcher_factory, self._searcher = factory, None
         self.meanings, self._sentences, self._parts_by_section = None, None, None
         self._provision_vectors, self._path_vectors, self._last_hits = None, None, None
-        self._bank, self._last_votes = None, None
+        self._bank, self._last_votes, self.last_passages = None, None, None
 
     # -- the question bank ----------------------------------------------------------------------------
     def question_bank(self):
@@ -186,13 +187,17 @@ class Resources:
         searcher = self.searcher
         key = (id(searcher), text, k)  # a reopened or rebuilt searcher is searched anew
         last = self._last_hits
-        if last is not None and last[0] == key:
-            return list(last[1])
+        if last is not None and key in last:
+            return list(last[key])
         try:
             found = searcher.search(text, k=k, mode="hybrid")
         except QueryError:
             return []
-        self._last_hits = (key, tuple(found))
+        # The routes and the ranker ask one question's search at a few depths: those of the last question are kept.
+        if last is None or any(kept[:2] != key[:2] for kept in last):
+            last = {}
+        last[key] = tuple(found)
+        self._last_hits = last
         return list(found)
 
     def nearest(self, query: Query) -> list[str]:

@@ -50,8 +50,13 @@ def judge_candidates(items: Sequence[GoldItem], res, dev: bool, progress=None) -
     from .records import parse_answer
     from .score import judge_answer
 
+    from assistant import timepoint
+
+    documents = list(res.corpus.documents.values())
     judged = []
     for n, item in enumerate(items):
+        if timepoint.asked_change(item.question, documents) or timepoint.asked_time(item.question, documents):
+            continue  # answered by the law of another day or a document's changes (service.py): not this chooser's
         res.bank_left_out = (item.group or item.id) if dev else ""
         query = res.read(item.question)
         pairs, _ = chooser.scored(query, res)
@@ -63,6 +68,57 @@ def judge_candidates(items: Sequence[GoldItem], res, dev: bool, progress=None) -
         judged.append(Judged(tuple(examples), item.abstain, item.group or item.id))
         if progress and n % 200 == 0:
             progress(f"{n}/{len(items)}")
+    res.bank_left_out = ""
+    return judged
+
+
+def answers_unit(candidate, unit, slots: dict) -> bool:
+    """Whether a candidate answers the bank question's unit for the question's own districts: the
+    label of a bank question used as training data (no gold answer: the unit is the gold)."""
+    answer = candidate.answer
+    key = unit.key
+    if unit.kind in ("permit_row", "standards"):
+        cells = [c for c in answer.lookups if c.get("row") == key["row"]]
+        districts = [d for d in slots.get("district", []) if isinstance(d, str)]
+        if unit.kind == "standards" and not key["table"] in ("2-17", "2-18"):
+            cells = [c for c in cells if c.get("table") == key["table"]]
+        return bool(cells) and (not districts or unit.kind == "standards"
+                                or all(any(c.get("column") == d for c in cells) for d in districts))
+    interpretation = answer.interpretation if isinstance(answer.interpretation, dict) else {}
+    quotes = " ".join(c.quote for c in answer.citations)
+    text = " ".join(unit.text.split())[:80]
+    if unit.kind == "provision":
+        return interpretation.get("provision") == key["label"] or interpretation.get("unit") == unit.id or (
+            bool(text) and text in " ".join(quotes.split()))
+    if unit.kind == "definition":
+        return answer.route == "definition" and text[:40] in " ".join(quotes.split())
+    if unit.kind == "section":
+        return answer.route in ("section", "section_title") and any(c.section == unit.section for c in answer.citations)
+    if unit.kind == "district":
+        return answer.route == "district" and key["symbol"] in answer.first_line
+    if unit.kind == "ordinance_fact":
+        return answer.route in ("ordinance", "ordinance_note") and interpretation.get("document") == key["document"]
+    return False
+
+
+def judge_bank_questions(entries, res, progress=None) -> list[Judged]:
+    """Written bank questions as training questions: each scored with itself left out of the bank,
+    its candidates labelled by ``answers_unit``; grouped by unit and batch (one writer's questions
+    about one unit share a fold)."""
+    from assistant import chooser
+
+    judged = []
+    for n, entry in enumerate(entries):
+        unit = res.unit(entry.unit)
+        if unit is None:
+            continue
+        res.bank_left_out = entry.question
+        query = res.read(entry.question)
+        pairs, _ = chooser.scored(query, res)
+        examples = tuple(Example(n, feats, answers_unit(c, unit, entry.slots)) for feats, c in pairs)
+        judged.append(Judged(examples, False, f"{entry.batch}:{entry.unit}"))
+        if progress and n % 500 == 0:
+            progress(f"bank {n}/{len(entries)}")
     res.bank_left_out = ""
     return judged
 
@@ -79,12 +135,14 @@ def matrix(examples: Sequence[Example], names: Sequence[str]):
     return x
 
 
-def fit(examples: Sequence[Example], names: Sequence[str], l2: float):
-    """(means, scales, weights, bias) of an L2-penalised logistic regression (Newton's method)."""
+def fit(examples: Sequence[Example], names: Sequence[str], l2: float, weights: Sequence[float] | None = None):
+    """(means, scales, weights, bias) of an L2-penalised logistic regression (Newton's method);
+    ``weights``: each example's weight (1 each by default)."""
     import numpy as np
 
     x = matrix(examples, names)
     y = np.array([e.right for e in examples], dtype="float64")
+    v = np.ones(len(examples)) if weights is None else np.asarray(weights, dtype="float64")
     means = x.mean(axis=0)
     scales = x.std(axis=0)
     scales[scales < 1e-9] = 1.0
@@ -94,8 +152,8 @@ def fit(examples: Sequence[Example], names: Sequence[str], l2: float):
     penalty[-1] = 0.0  # the bias is not penalised
     for _ in range(50):
         p = 1.0 / (1.0 + np.exp(-np.clip(z @ w, -30, 30)))
-        gradient = z.T @ (p - y) + penalty * w
-        hessian = (z * (p * (1 - p))[:, None]).T @ z + np.diag(penalty + 1e-9)
+        gradient = z.T @ (v * (p - y)) + penalty * w
+        hessian = (z * (v * p * (1 - p))[:, None]).T @ z + np.diag(penalty + 1e-9)
         step = np.linalg.solve(hessian, gradient)
         w -= step
         if np.max(np.abs(step)) < 1e-8:
@@ -103,10 +161,13 @@ def fit(examples: Sequence[Example], names: Sequence[str], l2: float):
     return means, scales, w[:-1], float(w[-1])
 
 
-def ranker_of(examples: Sequence[Example], names: Sequence[str], settings, fitted_on: dict | None = None):
+def ranker_of(examples: Sequence[Example], names: Sequence[str], settings, fitted_on: dict | None = None,
+              extra: Sequence[Example] = ()):
+    """The ranker fitted on ``examples`` (dev's) and ``extra`` (bank questions', weighted by the settings)."""
     from assistant.choose import Ranker
 
-    means, scales, weights, bias = fit(examples, names, settings.l2)
+    weights_ = [1.0] * len(examples) + [settings.bank_train_weight] * len(extra)
+    means, scales, weights, bias = fit(list(examples) + list(extra), names, settings.l2, weights_)
     return Ranker(settings, tuple(names), tuple(map(float, means)), tuple(map(float, scales)),
                   tuple(map(float, weights)), bias, fitted_on or {})
 
@@ -155,13 +216,15 @@ def folds_of(judged: Sequence[Judged], k: int) -> list[int]:
     return [int(hashlib.sha256(q.group.encode()).hexdigest(), 16) % k for q in judged]
 
 
-def cross_validated(judged: Sequence[Judged], names: Sequence[str], settings, k: int):
-    """Each question's best candidate as a model fitted without its fold (folds by paraphrase group) scores it."""
+def cross_validated(judged: Sequence[Judged], names: Sequence[str], settings, k: int, extra: Sequence[Judged] = ()):
+    """Each question's best candidate as a model fitted without its fold (folds by paraphrase group) scores it;
+    ``extra`` (bank questions) join every fold's training."""
     fold = folds_of(judged, k)
     best = [None] * len(judged)
+    more = [e for q in extra for e in q.examples]
     for f in range(k):
         train = [e for q, g in zip(judged, fold) if g != f for e in q.examples]
-        ranker = ranker_of(train, names, settings)
+        ranker = ranker_of(train, names, settings, extra=more)
         held = [i for i, g in enumerate(fold) if g == f]
         for i, found in zip(held, best_per_question([judged[i] for i in held], ranker)):
             best[i] = found
@@ -172,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m eval.ranker_fit", description=__doc__.split("\n\n")[0])
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--write", action="store_true", help="write assistant/data/ranker.json")
+    parser.add_argument("--bank-train", type=int, default=0, metavar="N",
+                        help="also train on N written bank questions (every k-th), labelled by their unit")
     parser.add_argument("--cache", default="", help="reuse (or save) judged candidates in this pickle-free JSON file")
     args = parser.parse_args(argv)
 
@@ -184,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     if cached and cached.is_file():
         stored = json.loads(cached.read_text(encoding="utf-8"))
         dev, holdout = (_judged_from(stored[name]) for name in ("dev", "holdout"))
+        bank_questions = _judged_from(stored.get("bank", []))
     else:
         from assistant.service import load_assistant
 
@@ -191,12 +257,21 @@ def main(argv: list[str] | None = None) -> int:
         say = lambda text: print(f"  judging {text} ({time.perf_counter() - started:.0f} s)", file=sys.stderr)  # noqa: E731
         dev = judge_candidates(dev_items, res, dev=True, progress=say)
         holdout = judge_candidates(holdout_items, res, dev=False, progress=say)
+        bank_questions = []
+        if args.bank_train:
+            from assistant import bank as bank_mod
+
+            written = [e for e in bank_mod.load() if e.style != "dev"]
+            step = max(1, len(written) // args.bank_train)
+            bank_questions = judge_bank_questions(written[::step][:args.bank_train], res, progress=say)
         if cached:
-            cached.write_text(json.dumps({"dev": _judged_json(dev), "holdout": _judged_json(holdout)}), encoding="utf-8")
+            cached.write_text(json.dumps({"dev": _judged_json(dev), "holdout": _judged_json(holdout),
+                                          "bank": _judged_json(bank_questions)}), encoding="utf-8")
     names = sorted({name for q in dev for e in q.examples for name in e.features})
-    cv = cross_validated(dev, names, settings, args.folds)
+    cv = cross_validated(dev, names, settings, args.folds, bank_questions)
     dev_point = operating_point(cv, settings.risk_target)
-    ranker = ranker_of([e for q in dev for e in q.examples], names, settings)
+    ranker = ranker_of([e for q in dev for e in q.examples], names, settings,
+                       extra=[e for q in bank_questions for e in q.examples])
     on_holdout = best_per_question(holdout, ranker)
     threshold = operating_point(on_holdout, settings.risk_target)
     # The holdout's own estimate of the threshold's spread: chosen on one half, measured on the other.

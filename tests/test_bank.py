@@ -152,3 +152,25 @@ def test_no_entry_is_near_a_sealed_question_in_meaning(shipped):
     flagged = near_duplicates([(str(n), e.question) for n, e in enumerate(shipped)], sealed,
                               encode=lambda texts: encoder.encode(list(texts), batch_size=64))
     assert len(flagged) == 0, f"{len(flagged)} bank entries are within the leak distance of a sealed question"
+
+
+# -- a bank that grows from use -------------------------------------------------------------------
+def test_staff_add_a_logged_question_for_a_unit(tmp_path):
+    entry = bank_mod.add_entry("can i put a hot tub by the fence?", "section:17.30.030", ["section:17.30.030"],
+                               {"district": ["NL"]}, batch="staff-test", folder=tmp_path)
+    assert entry.style == "logged"
+    assert [e.question for e in bank_mod.load(tmp_path)] == ["can i put a hot tub by the fence?"]
+
+
+@pytest.mark.parametrize("question, unit, problem", [
+    ("how tall can my fence be", "section:99.99.999", "not a unit"),
+    ("   ", "section:17.30.030", "empty"),
+    ("Existing question", "section:17.30.030", "already holds"),
+])
+def test_a_bad_addition_is_refused_and_nothing_is_written(tmp_path, question, unit, problem):
+    bank_mod.add_entry("existing question", "section:17.30.030", ["section:17.30.030"], folder=tmp_path)
+    before = (tmp_path / bank_mod.LOGGED).read_text(encoding="utf-8")
+    with pytest.raises(bank_mod.BankError, match=problem):
+        bank_mod.add_entry(question, unit, ["section:17.30.030"], folder=tmp_path)
+    assert (tmp_path / bank_mod.LOGGED).read_text(encoding="utf-8") == before
+    assert not list(tmp_path.glob(".*.tmp"))

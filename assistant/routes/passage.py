@@ -30,6 +30,17 @@ def about_named(query: Query, res: Resources) -> list[Candidate]:
 
 
 def passages(query: Query, res: Resources):
+    """The quoted passages of the sections the search finds (asked once per question: both passage
+    routes propose them, so the last question's are kept)."""
+    last = res.last_passages
+    if last is not None and last[0] == (id(res.searcher), query):
+        return last[1]
+    found = _passages(query, res)
+    res.last_passages = ((id(res.searcher), query), found)
+    return found
+
+
+def _passages(query: Query, res: Resources):
     hits = res.hits(query.corrected or query.text, 8)
     preferred = {s for topic in query.topics for s in res.vocabulary.topics[topic][1]}
     ranked = sorted(hits, key=lambda h: (h.section not in preferred, h.rank))

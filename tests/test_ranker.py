@@ -1,0 +1,113 @@
+"""The ranker (issue 35): one learned scorer over every candidate; route order is never a rule."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from assistant import choose
+from assistant.types import Answer, Candidate, Citation
+
+
+def _candidate(route: str, text: str = "x", section: str = "17.30.030", answer_type: str = "length", **signals) -> Candidate:
+    citation = Citation(section=section, title="", document="001", date="2026-08-11", quote=text)
+    return Candidate(answer_type, Answer("q", text, False, citations=(citation,), route=route, signals=signals))
+
+
+def test_probability_is_the_fitted_logistic():
+    ranker = choose.Ranker(names=("a", "b"), means=(0.0, 1.0), scales=(1.0, 2.0), weights=(1.0, -2.0), bias=0.5)
+    assert ranker.probability({"a": 1.0, "b": 3.0}) == pytest.approx(1 / (1 + pow(2.718281828459045, -(0.5 + 1 - 2))))
+    assert ranker.probability({}) == pytest.approx(1 / (1 + pow(2.718281828459045, -(0.5 + 1.0))))
+
+
+def test_ties_break_by_route_name_not_by_listing_order():
+    a, b = _candidate("standards"), _candidate("passage")
+    assert sorted([(0.9, a), (0.9, b)], key=choose.order_key)[0][1] is b
+    assert sorted([(0.9, b), (0.9, a)], key=choose.order_key)[0][1] is b
+
+
+def test_a_whole_section_never_answers_a_value_question():
+    assert not choose.admissible(_candidate("section"), "length")
+    assert not choose.admissible(_candidate("standards_table"), "permit_code")
+    assert choose.admissible(_candidate("section"), "section_text")
+    assert choose.admissible(_candidate("standards"), "length")
+
+
+def test_features_read_agreement_with_the_bank_and_retrieval():
+    from assistant.bank import Vote
+
+    candidate = _candidate("provision", section="17.30.030")
+    other = _candidate("passage", section="17.30.030")
+    votes = [Vote("section:17.30.030", 0.8, 0.8, 1, "fences?"), Vote("provision:17.36.050(A)", 0.7, 0.7, 1, "parking?")]
+    feats = choose.features(candidate, "length", votes, ["17.36.050", "17.30.030"], [candidate, other])
+    assert feats["route=provision"] == 1.0 and feats["type_fits"] == 1.0
+    assert feats["bank_agree"] == pytest.approx(0.8) and feats["bank_first_agrees"] == 1.0
+    assert feats["hit_recip"] == pytest.approx(0.5)
+    assert feats["agreeing"] == 1.0
+
+
+def test_the_settings_hash_changes_with_any_tuned_number():
+    assert choose.Settings().digest() != choose.Settings(threshold=0.9).digest()
+    assert choose.Settings().digest() == choose.Settings().digest()
+
+
+def test_a_damaged_ranker_file_is_named(tmp_path):
+    path = tmp_path / "ranker.json"
+    path.write_text("{not json", encoding="utf-8")
+    with pytest.raises(choose.RankerError, match="ranker.json"):
+        choose.load(path)
+    assert choose.load(tmp_path / "missing.json") is None
+
+
+def test_the_shipped_ranker_records_its_settings():
+    data = json.loads(choose.RANKER.read_text(encoding="utf-8"))
+    loaded = choose.load()
+    assert loaded is not None and loaded.fitted
+    assert data["settings_hash"] == loaded.settings.digest()
+    assert 0.0 < loaded.settings.threshold <= 1.0
+
+
+def test_no_route_calls_the_chooser_or_another_route():
+    import re
+
+    routes = Path(choose.__file__).parent / "routes"
+    imports = re.compile(r"^\s*(?:from\s+(\S+)\s+import\s+(.+)|import\s+(\S+))", re.M)
+    for path in routes.glob("*.py"):
+        for found in imports.finditer(path.read_text(encoding="utf-8")):
+            named = " ".join(part for part in found.groups() if part)
+            assert "chooser" not in named and "choose" not in named.split(), (path.name, named)
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    from assistant.service import load_assistant
+
+    return load_assistant()
+
+
+@pytest.mark.slow
+def test_shuffling_the_routes_changes_no_answer_on_dev(shipped, monkeypatch):
+    from assistant import chooser
+
+    questions = [json.loads(line)["question"] for line in Path("eval/dev.jsonl").read_text(encoding="utf-8").splitlines()][::15]
+    before = [shipped.ask(q) for q in questions]
+    rng = random.Random(7)
+    first, deciding = list(chooser.ROUTES), list(chooser.ROUTES_DECIDING)
+    rng.shuffle(first)
+    rng.shuffle(deciding)
+    monkeypatch.setattr(chooser, "ROUTES", tuple(first))
+    monkeypatch.setattr(chooser, "ROUTES_DECIDING", tuple(deciding))
+    after = [shipped.ask(q) for q in questions]
+    changed = [q for q, a, b in zip(questions, before, after) if (a.answer, a.abstained, a.confidence) != (b.answer, b.abstained, b.confidence)]
+    assert not changed, changed[:5]
+
+
+@pytest.mark.slow
+def test_answers_carry_the_settings_hash(shipped):
+    answer = shipped.ask("How tall can a fence be in a front yard?")
+    assert answer.confidence is not None
+    if not answer.abstained:
+        assert answer.interpretation["settings"] == shipped.resources.ranker.settings.digest()
