@@ -46,6 +46,8 @@ def _var_dir() -> Path:
 SETTINGS: tuple[Setting, ...] = (
     Setting("corpus_dir", "COTATI_CORPUS_DIR", None, Path, "corpus folder (documents + manifest.json); "
             "default: the bundled corpus/cotati"),
+    Setting("corpus_lock_wait", "COTATI_CORPUS_LOCK_WAIT", 60, int, "seconds `ingest add` or `ingest checksum` "
+            "waits for another one writing the same corpus folder before it stops with one line", low=0, high=3600),
     Setting("index_dir", "COTATI_INDEX_DIR", None, Path, "search index folder (`--index-dir`); default var/index"),
     Setting("host", "COTATI_HOST", "127.0.0.1", str, "address app.py binds (`--host`); this machine only by default",
             gradio="GRADIO_SERVER_NAME"),
@@ -201,6 +203,7 @@ def value(name: str, flag: object = None, environ: Mapping[str, str] | None = No
 @dataclass(frozen=True)
 class Settings:
     corpus_dir: Path | None
+    corpus_lock_wait: int
     index_dir: Path | None
     host: str
     port: int
