@@ -109,6 +109,7 @@ def reader(corpus: Path):
     with _flock(Path(corpus), exclusive=False) as locked:
         if locked and not _writing_here(Path(corpus)):
             remove_temporaries(Path(corpus))  # no writer runs: any temporary file is a killed one's
+            _forget_whole_add(Path(corpus))
         yield
 
 
@@ -126,11 +127,22 @@ def _fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
+def _mode(path: Path) -> int:
+    """The mode a replaced file keeps (a new one: 0666 less the umask, as ``open`` would make it)."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Replace ``path`` with ``text``: written to a temporary file beside it, fsynced, renamed, the folder
-    fsynced."""
+    fsynced. The file keeps its mode."""
     handle, temp = tempfile.mkstemp(dir=path.parent, prefix=TEMP_PREFIX, suffix=".json")
     try:
+        os.fchmod(handle, _mode(path))
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
             out.flush()
@@ -146,6 +158,7 @@ def copy_atomic(source: Path, target: Path) -> None:
     """Copy ``source`` to ``target`` as ``write_atomic`` writes (never a half-copied document)."""
     handle, temp = tempfile.mkstemp(dir=target.parent, prefix=TEMP_PREFIX, suffix=target.suffix)
     try:
+        os.fchmod(handle, _mode(target))
         with os.fdopen(handle, "wb") as out, open(source, "rb") as src:
             shutil.copyfileobj(src, out, 1 << 20)
             out.flush()
@@ -222,6 +235,15 @@ def interrupted(corpus: Path) -> str:
             if journal else "an `ingest add`")
     return (f"{what} was interrupted before it finished; run that `python -m ingest add` again, or `python -m ingest "
             "checksum` to undo it (either undoes the unfinished add first)")
+
+
+def _forget_whole_add(corpus: Path) -> None:
+    """Remove the journal of an add killed after its lock was written (the add is whole)."""
+    if pending_add(corpus) and not interrupted(corpus):
+        try:
+            end_add(corpus)
+        except OSError:  # a read-only corpus: the journal misleads nobody
+            pass
 
 
 def recover(corpus: Path) -> str:
