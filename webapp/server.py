@@ -184,22 +184,17 @@ def warm_gradio() -> None:
 
 
 def _question_log(config):
-    """The question log the app writes (``COTATI_QUESTION_LOG=0``: none); a log that cannot be opened
-    is a warning, not a reason to stop serving."""
+    """The question log the app writes (``COTATI_QUESTION_LOG=0``: none). A log that cannot be opened,
+    migrated or written is one warning line (``open_log``), and the app serves without a log."""
     if not config.question_log:
         log.info("question log: off (COTATI_QUESTION_LOG=0)")
         return None
-    import sqlite3
-
     from assistant.questionlog import open_log
 
-    try:
-        opened = open_log(config.log_path, config.log_retention_days, config.log_max_rows, config.log_max_mb * 2**20)
-    except (OSError, sqlite3.Error, ValueError) as error:
-        log.warning("question log: cannot open %s (%s); questions are not recorded", config.log_path, error)
-        return None
-    log.info("question log: %s (kept %d days; `python -m assistant log --unanswered`)", opened.path,
-             config.log_retention_days)
+    opened = open_log(config.log_path, config.log_retention_days, config.log_max_rows, config.log_max_mb * 2**20)
+    if opened is not None:
+        log.info("question log: %s (kept %d days; `python -m assistant log --unanswered`)", opened.path,
+                 config.log_retention_days)
     return opened
 
 
