@@ -308,11 +308,12 @@ class Engine:
         from index import EncoderError, IndexStoreError
 
         from assistant.types import Answer
-        from assistant.validate import normalise_input
+        from assistant.validate import clean_question
 
         if not isinstance(question, str):
             return self.assistant.ask(question)  # says it must be text
-        question = normalise_input(question)  # lone surrogates, NUL, controls: before anything else
+        # Lone surrogates, NUL, controls, zero-width codes, full-width letters: as the CLI, before anything else
+        question = clean_question(question)
         if len(question) > MAX_QUESTION_CHARS:
             # Refused before any work: the text is not even tidied.
             return Answer(question=question[:MAX_QUESTION_CHARS], abstained=True, route="invalid",

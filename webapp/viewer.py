@@ -39,15 +39,19 @@ class Viewer:
     # -- answers --------------------------------------------------------------------------------
     def ask_markdown(self, question: str) -> str:
         """Answer a question about the Cotati land-use code: Markdown, direct answer first, numbered citations."""
-        if not isinstance(question, str):
-            question = ""
-        answer = self.engine.ask(question)
+        from assistant.validate import clean_question
+
+        answer = self.engine.ask(clean_question(question))  # not text: "" (the assistant says it is empty)
         return views.answer_markdown(answer, self.document_label, nearest=self.nearest(answer), contact=self.contact)
 
     def answer(self, question: str, turns: list, as_of: str = ""):
         """(turns, the live region's text, the reader's view) after answering ``question`` as of
         ``as_of`` (a checked ISO date; "" for the law now in force). Turns are (question, Answer, its
-        question-log id or None, the resident's mark: {mark, comment, note})."""
+        question-log id or None, the resident's mark: {mark, comment, note}). The question is cleaned as
+        the CLI cleans it before anything touches it (a lone surrogate in the page broke the answer stream)."""
+        from assistant.validate import clean_question
+
+        question = clean_question(question)
         answer, entry = self.engine.ask_logged(question, history=[(q, a) for q, a, *_ in turns], as_of=as_of)
         turns = (list(turns or []) + [(question, answer, entry, {})])[-MAX_TURNS:]
         reader = self.citation_view(answer, 0, scroll="inner") if answer.citations else READER_EMPTY
