@@ -59,6 +59,9 @@ SETTINGS: tuple[Setting, ...] = (
             low=1, high=1024),
     Setting("queue_size", "COTATI_QUEUE_SIZE", 64, int, "requests waiting at most; more are refused at once "
             "(`--queue-size`)", low=1, high=100_000),
+    Setting("max_request_bytes", "COTATI_MAX_REQUEST_BYTES", 16384, int, "largest request body the app reads, in "
+            "bytes; a larger one gets 413 (the longest question, 2,000 characters, is at most 12 kB as JSON)",
+            low=4096, high=64 * 1024 * 1024),
     Setting("planning_contact", "COTATI_PLANNING_CONTACT", "", str, "Planning Department contact line shown with "
             "questions the code does not answer (`--planning-contact`); none by default"),
     Setting("log_level", "COTATI_LOG_LEVEL", "INFO", str, "level of the app's log lines on stderr (DEBUG, INFO, "
@@ -210,6 +213,7 @@ class Settings:
     allowed_hosts: tuple[str, ...]
     concurrency: int
     queue_size: int
+    max_request_bytes: int
     planning_contact: str
     log_level: str
     question_log: bool

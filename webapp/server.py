@@ -63,10 +63,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def launch(demo, host: str, port: int, concurrency: int, queue_size: int, block: bool = True, banner: str = "",
-           allowed_hosts: tuple[str, ...] = ()):
+           allowed_hosts: tuple[str, ...] = (), max_body: int | None = None):
     """Queue with a concurrency limit and a bounded size, then serve: no share link, no files taken or
     served beyond the app's, a Host header among ``allowed_hosts`` (default: ``host``, localhost and
-    127.0.0.1), headers that forbid framing (``webapp.guard``)."""
+    127.0.0.1), request bodies of at most ``max_body`` bytes (default ``COTATI_MAX_REQUEST_BYTES``),
+    headers that forbid framing (``webapp.guard``)."""
+    import settings
     import gradio as gr
 
     from settings import default_hosts as _default_hosts
@@ -85,7 +87,8 @@ def launch(demo, host: str, port: int, concurrency: int, queue_size: int, block:
                        enable_monitoring=False, show_error=False, allowed_paths=[], max_file_size="1kb",
                        footer_links=["api"], theme=theme, css=CSS, js=JS, head=_banner_head(banner),
                        prevent_thread_lock=not block, quiet=False,
-                       app_kwargs={"middleware": middleware(allowed_hosts or _default_hosts(host))})
+                       app_kwargs={"middleware": middleware(allowed_hosts or _default_hosts(host),
+                                                            max_body or settings.value("max_request_bytes"))})
 
 
 def _banner_head(banner: str) -> str:
@@ -166,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
              ", ".join(args.settings.hosts))
     try:
         launch(demo, args.host, args.port, args.concurrency, args.queue_size, banner=banner,
-               allowed_hosts=args.settings.hosts)
+               allowed_hosts=args.settings.hosts, max_body=args.settings.max_request_bytes)
     except OSError as error:  # the port was taken between the check and the start
         print(f"error: cannot serve on {args.host}:{args.port} ({error}); stop the other server or choose --port",
               file=sys.stderr)
