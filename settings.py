@@ -48,6 +48,9 @@ SETTINGS: tuple[Setting, ...] = (
             "default: the bundled corpus/cotati"),
     Setting("corpus_lock_wait", "COTATI_CORPUS_LOCK_WAIT", 60, int, "seconds `ingest add` or `ingest checksum` "
             "waits for another one writing the same corpus folder before it stops with one line", low=0, high=3600),
+    Setting("corpus_check_seconds", "COTATI_CORPUS_CHECK_SECONDS", 2.0, float, "the web app looks at the corpus "
+            "lock's stamp at most this often (before an answer) and, when a signed change moved it, loads the new "
+            "corpus in the background; 0: before every answer", low=0.0, high=86400.0),
     Setting("index_dir", "COTATI_INDEX_DIR", None, Path, "search index folder (`--index-dir`); default var/index"),
     Setting("host", "COTATI_HOST", "127.0.0.1", str, "address app.py binds (`--host`); this machine only by default",
             gradio="GRADIO_SERVER_NAME"),
@@ -207,6 +210,7 @@ def value(name: str, flag: object = None, environ: Mapping[str, str] | None = No
 class Settings:
     corpus_dir: Path | None
     corpus_lock_wait: int
+    corpus_check_seconds: float
     index_dir: Path | None
     host: str
     port: int

@@ -18,8 +18,9 @@ at most one such copy is kept (with one already there, the damaged log is left w
 The web app writes it (``webapp.engine``) and never shows it; ``python -m assistant log`` reads it
 (``--unanswered``, ``--flagged``) and ``python -m eval add-from-log`` turns reviewed rows into dev items.
 
-Schema versions (``PRAGMA user_version``): 0 had no answer, interpretation or mark; opening such a
-log adds those columns (empty for the old rows), so an existing log stays readable.
+Schema versions (``PRAGMA user_version``): 0 had no answer, interpretation or mark; 1 no corpus
+state (the corpus lock's stamp the answer was given from, as the web app follows a changed corpus);
+opening such a log adds those columns (empty for the old rows), so an existing log stays readable.
 """
 
 from __future__ import annotations
@@ -49,14 +50,16 @@ CREATE TABLE IF NOT EXISTS questions (
 );
 CREATE INDEX IF NOT EXISTS questions_asked_at ON questions (asked_at);
 """
-SCHEMA_VERSION = 1
-# Columns added by version 1: the answer and its interpretation as logged, and the resident's mark.
+SCHEMA_VERSION = 2
+# Columns added by version 1: the answer and its interpretation as logged, and the resident's mark;
+# by version 2: the corpus state the answer came from.
 ADDED_COLUMNS = (
     ("answer", "TEXT"),          # the answer's text as shown (first line: the direct answer)
     ("interpretation", "TEXT"),  # JSON: what the question was read as
     ("mark", "TEXT"),            # NULL, 'helpful' or 'wrong'
     ("comment", "TEXT"),         # the resident's optional comment with the mark
     ("marked_at", "TEXT"),       # UTC, when the mark was last set
+    ("corpus", "TEXT"),          # the corpus lock's stamp (ingest.lock.stamp) the answer was given from
 )
 MARKS = ("helpful", "wrong")
 MAX_COMMENT_CHARS = 1000
@@ -129,25 +132,27 @@ class Entry:
     mark: str | None = None
     comment: str = ""
     marked_at: str = ""
+    corpus: str = ""
 
     def to_json(self) -> dict:
         """What ``assistant log --flagged --json`` prints for one entry (``log_id``: its row in the log)."""
         return {"log_id": self.id, "time": self.asked_at, "question": self.question, "answer": self.answer,
                 "interpretation": self.interpretation, "route": self.route, "confidence": self.confidence,
-                "abstained": self.abstained, "mark": self.mark, "comment": self.comment, "marked_at": self.marked_at}
+                "abstained": self.abstained, "mark": self.mark, "comment": self.comment, "marked_at": self.marked_at,
+                "corpus": self.corpus}
 
 
-COLUMNS = "id, asked_at, route, confidence, abstained, question, answer, interpretation, mark, comment, marked_at"
+COLUMNS = "id, asked_at, route, confidence, abstained, question, answer, interpretation, mark, comment, marked_at, corpus"
 
 
 def _entry(row) -> Entry:
-    id_, asked_at, route, confidence, abstained, question, answer, interpretation, mark, comment, marked_at = row
+    id_, asked_at, route, confidence, abstained, question, answer, interpretation, mark, comment, marked_at, corpus = row
     try:
         read = json.loads(interpretation) if interpretation else {}
     except ValueError:
         read = {}
     return Entry(asked_at, route, confidence, bool(abstained), question, id_, answer or "",
-                 read if isinstance(read, dict) else {}, mark, comment or "", marked_at or "")
+                 read if isinstance(read, dict) else {}, mark, comment or "", marked_at or "", corpus or "")
 
 
 def _interpretation(answer) -> str | None:
@@ -263,22 +268,23 @@ class QuestionLog:
         return self._db.execute("DELETE FROM questions WHERE id IN (SELECT id FROM questions ORDER BY asked_at, id "
                                 "LIMIT ?)", (rows - keep,)).rowcount
 
-    def record(self, answer, asked_at: datetime | None = None) -> int | None:
+    def record(self, answer, asked_at: datetime | None = None, corpus: str = "") -> int | None:
         """One row for an ``assistant.types.Answer``: its id in the log (what ``mark`` takes), or None
-        when nothing was written. A log that cannot be written is a warning, never a failed answer."""
+        when nothing was written. ``corpus``: the corpus state it was given from (the lock's stamp). A
+        log that cannot be written is a warning, never a failed answer."""
         from .validate import normalise_input
 
         question = normalise_input(getattr(answer, "question", ""))
         if not question.strip() or self.read_only:
             return None
         row = (_stamp(asked_at or _now()), answer.route or "", answer.confidence, int(bool(answer.abstained)),
-               question, normalise_input(getattr(answer, "answer", "") or ""), _interpretation(answer))
+               question, normalise_input(getattr(answer, "answer", "") or ""), _interpretation(answer), corpus or None)
         try:
             if time.monotonic() - self._pruned > PRUNE_EVERY:
                 self.prune()
             with self._lock:
                 return self._db.execute("INSERT INTO questions (asked_at, route, confidence, abstained, question, "
-                                        "answer, interpretation) VALUES (?, ?, ?, ?, ?, ?, ?)", row).lastrowid
+                                        "answer, interpretation, corpus) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row).lastrowid
         except (sqlite3.Error, OSError, ValueError) as error:  # a full disk, a locked file; never a failed answer
             log.warning("question log %s not written: %s", self.path, error)
             return None

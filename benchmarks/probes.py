@@ -40,6 +40,7 @@ PROBES: tuple[tuple[str, list[str]], ...] = (
 # Issue 37 (reliability round three), numbered as the issue numbers its failures.
 ISSUE_37: tuple[tuple[str, list[str]], ...] = (
     ("37.1 a manifest field the lock does not check", ["tests/test_manifest_law.py"]),
+    ("37.2 a running app serves the old law after ingest add", ["tests/test_follow.py"]),
     ("37.4 a full disk for the question log stops the app", ["tests/test_log_start.py",
                                                              "tests/test_web_surface.py::test_the_app_serves_without_a_log_it_cannot_open_saying_so_once"]),
     ("37.5 two ingest add at once lose one", ["tests/test_corpus_writers.py::test_two_adds_at_once_both_land",

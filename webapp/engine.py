@@ -132,6 +132,7 @@ class Engine:
     calibration: object = None  # assistant.confidence.Calibration; None: the one fitted on dev, as the CLI uses
     question_log: object = None  # assistant.questionlog.QuestionLog; None: questions are not recorded
     warmers: tuple = ()  # callables run in the background before "ready" (the server's own first-use costs)
+    corpus_stamp: str = ""  # the corpus lock's stamp this engine was loaded from (``webapp.follow``)
 
     def __post_init__(self):
         from assistant import confidence
@@ -278,7 +279,7 @@ class Engine:
         off or the row was not written (then the answer cannot be marked). ``as_of``: an ISO date
         (checked by the caller) the answer is to be valid for; "" for the law now in force."""
         answer = self._ask(question, history, as_of)
-        entry = self.question_log.record(answer) if self.question_log is not None else None
+        entry = self.question_log.record(answer, corpus=self.corpus_stamp) if self.question_log is not None else None
         return answer, entry
 
     def mark(self, entry_id: object, mark: object, comment: object = "") -> str:

@@ -163,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     engine = Engine.load()
     engine.question_log = _question_log(args.settings)
     engine.warmers = (warm_gradio,)
+    engine = _following(engine, args.settings)
     demo = build_demo(engine, contact=args.planning_contact)  # imports gradio; the model's imports start after, not alongside
     engine.start_index()
     log.info("serving on http://%s:%s (Ctrl+C stops); answering to Host %s", args.host, args.port,
@@ -175,6 +176,16 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 1
     return 0
+
+
+def _following(engine, config):
+    """The engine answers go through: it follows a signed change of the corpus (``webapp.follow``)."""
+    from ingest.manifest import default_corpus_dir
+
+    from .engine import Engine
+    from .follow import Following
+
+    return Following(engine, config.corpus_dir or default_corpus_dir(), Engine.load, config.corpus_check_seconds)
 
 
 def warm_gradio() -> None:

@@ -70,13 +70,18 @@ class Viewer:
         """The conversation; ``marked``: the turn whose answer was just marked (its outcome takes the
         focus, and the latest answer is not scrolled to again)."""
         cards = []
+        state_of = getattr(self.engine, "state_of", None)  # webapp.follow.Following: the corpus state of an answer
+        states = [state_of(answer) if state_of else "" for _, answer, *_ in turns]
         for number, (asked, answer, entry, feedback) in enumerate(turns):
+            later = number > 0 and states[number] and states[number - 1] and states[number] != states[number - 1]
+            note = ("The code's documents changed after the answer above: this answer comes from the documents as "
+                    "they now are." if later else "")
             shown = asked if len(asked) <= 300 else asked[:300] + "…"
             marks = None if entry is None else {**feedback, "focus": number == marked}
             cards.append(pages.answer_card(number, answer, self.document_label, self.known, self.nearest(answer),
                                            self.contact, latest=number == len(turns) - 1, asked=shown, label=self.label,
                                            anchors=[self.anchor(c) for c in answer.citations], feedback=marks,
-                                           scroll=marked is None))
+                                           scroll=marked is None, note=note))
         return pages.conversation(cards)
 
     def citation_view(self, answer, index: int, scroll: str = "center") -> str:
