@@ -65,6 +65,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max_request_bytes", "COTATI_MAX_REQUEST_BYTES", 16384, int, "largest request body the app reads, in "
             "bytes; a larger one gets 413 (the longest question, 2,000 characters, is at most 12 kB as JSON)",
             low=4096, high=64 * 1024 * 1024),
+    Setting("session_capacity", "COTATI_SESSION_CAPACITY", 500, int, "browser tabs and API calls whose state the app "
+            "keeps at most (the least recently used goes first)", low=10, high=100_000),
+    Setting("session_idle_seconds", "COTATI_SESSION_IDLE_SECONDS", 3600, int, "a session (a tab's conversation) unused "
+            "this long is dropped", low=60, high=7 * 86400),
     Setting("planning_contact", "COTATI_PLANNING_CONTACT", "", str, "Planning Department contact line shown with "
             "questions the code does not answer (`--planning-contact`); none by default"),
     Setting("log_level", "COTATI_LOG_LEVEL", "INFO", str, "level of the app's log lines on stderr (DEBUG, INFO, "
@@ -218,6 +222,8 @@ class Settings:
     concurrency: int
     queue_size: int
     max_request_bytes: int
+    session_capacity: int
+    session_idle_seconds: int
     planning_contact: str
     log_level: str
     question_log: bool

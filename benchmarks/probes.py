@@ -49,6 +49,7 @@ ISSUE_37: tuple[tuple[str, list[str]], ...] = (
     ("37.7 no request-body limit", ["tests/test_web_surface.py::test_a_body_over_the_cap_is_413_by_its_length",
                                     "tests/test_web_surface.py::test_a_chunked_body_is_read_only_up_to_the_cap",
                                     "tests/test_web_surface.py::test_a_large_post_to_the_api_is_413"]),
+    ("37.8 sessions and state not bounded", ["tests/test_sessions.py"]),
     ("37.9 an upload route is open", ["tests/test_web_surface.py::test_routes_the_app_does_not_offer_are_closed",
                                       "tests/test_web_surface.py::test_process_recording_takes_no_file"]),
     ("37.10 kill -9 during ingest add", ["tests/test_corpus_writers.py::test_a_killed_add_is_named_in_one_line_and_adding_again_works",

@@ -76,7 +76,10 @@ def launch(demo, host: str, port: int, concurrency: int, queue_size: int, block:
     from .guard import middleware
     from .ui import CSS, JS
 
+    from .sessions import start_sweeper
+
     demo.queue(default_concurrency_limit=concurrency, max_size=queue_size, api_open=False)
+    start_sweeper(demo, settings.value("session_idle_seconds"))
     theme = gr.themes.Default(primary_hue="blue", font=["system-ui", "Segoe UI", "Roboto", "Helvetica", "Arial", "sans-serif"],
                               font_mono=["ui-monospace", "DejaVu Sans Mono", "monospace"]).set(
         # WCAG AA: white on blue-700 is 6.7:1 (gradio's default white on orange is 2.8:1).
@@ -87,6 +90,7 @@ def launch(demo, host: str, port: int, concurrency: int, queue_size: int, block:
                        enable_monitoring=False, show_error=False, allowed_paths=[], max_file_size="1kb",
                        footer_links=["api"], theme=theme, css=CSS, js=JS, head=_banner_head(banner),
                        prevent_thread_lock=not block, quiet=False,
+                       state_session_capacity=settings.value("session_capacity"),
                        app_kwargs={"middleware": middleware(allowed_hosts or _default_hosts(host),
                                                             max_body or settings.value("max_request_bytes"))})
 
