@@ -55,7 +55,8 @@ ISSUE_37: tuple[tuple[str, list[str]], ...] = (
     ("37.10 kill -9 during ingest add", ["tests/test_corpus_writers.py::test_a_killed_add_is_named_in_one_line_and_adding_again_works",
                                          "tests/test_corpus_writers.py::test_checksum_undoes_a_killed_add"]),
     ("37.11 zero-width, soft hyphen, full-width letters", ["tests/test_web_input.py::test_odd_characters_clean_to_the_plain_question",
-                                                           "tests/test_web_input.py::test_the_web_engine_answers_odd_characters_as_the_plain_question"]),
+                                                           "tests/test_web_input.py::test_the_web_engine_answers_odd_characters_as_the_plain_question",
+                                                           "tests/test_web_surface.py::test_a_request_gradio_fails_on_is_one_log_line"]),
 )
 HELD_BEFORE: tuple[tuple[str, list[str]], ...] = (
     ("document damage (missing, not UTF-8, changed)", ["tests/test_corpus_integrity.py", "-m", "not slow"]),

@@ -107,3 +107,26 @@ def test_process_recording_takes_no_file(app):
     assert _post(app.url + "gradio_api/process_recording", body, "multipart/form-data; boundary=x") == 403
     written = [p for p in Path(app.temp).rglob("*") if p.is_file()] if Path(app.temp).exists() else []
     assert not [p for p in written if p.suffix == ".wav"], written
+
+
+def test_a_request_gradio_fails_on_is_one_log_line(caplog):
+    """The failure: an unknown fn_index (a KeyError in gradio's queue) logged a multi-line traceback."""
+    import logging
+
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+    from starlette.testclient import TestClient
+
+    from webapp.guard import middleware
+
+    async def join(request):
+        return {}[999]
+
+    app = Starlette(routes=[Route("/gradio_api/queue/join", join, methods=["POST"])],
+                    middleware=middleware(("testserver",)))
+    with caplog.at_level(logging.WARNING):
+        failed = TestClient(app, raise_server_exceptions=False).post("/gradio_api/queue/join", json={"fn_index": 999})
+    assert failed.status_code == 500 and failed.text == "The request could not be handled."
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 1 and "KeyError: 999" in lines[0] and "\n" not in lines[0]
+    assert not any(r.exc_info for r in caplog.records)

@@ -7,11 +7,17 @@
   run history, vibe editing) answer 403 before reading the body.
 - A request body over ``COTATI_MAX_REQUEST_BYTES`` gets 413: at once when its ``Content-Length`` says
   so, else once that many bytes have come (a chunked body is read only up to the cap).
+- A request gradio fails on (an unknown ``fn_index``: a ``KeyError`` deep in its queue) is one warning
+  line in the app's log and a plain 500, not a multi-line traceback (the traceback is logged at DEBUG).
 - Every response says it may not be framed by another site and its type is not to be guessed
   (``X-Frame-Options``, ``Content-Security-Policy: frame-ancestors``, ``X-Content-Type-Options``).
 """
 
 from __future__ import annotations
+
+import logging
+
+log = logging.getLogger("webapp")
 
 SECURITY_HEADERS = (
     (b"x-frame-options", b"DENY"),
@@ -21,6 +27,7 @@ SECURITY_HEADERS = (
 )
 NO_FILES = b"This app takes no files."
 TOO_LARGE = b"The request is larger than this app takes."
+FAILED = b"The request could not be handled."
 # gradio's routes under /gradio_api/ that the app does not offer: each takes a file or a body it never needs.
 CLOSED = ("upload", "upload_progress", "process_recording", "component_server")
 CLOSED_PREFIXES = ("stream/", "run-history/", "vibe-", "undo-vibe-", "profiling/")
@@ -95,6 +102,14 @@ class NoFilesAndHeaders:
                 raise
             if not started:
                 await _plain(send, 413, TOO_LARGE)
+            return None
+        except Exception as error:  # noqa: BLE001 - one line for the operator, never the text to the client
+            if started:
+                raise
+            log.warning("request %s %s failed: %s: %s", scope.get("method", ""), scope.get("path", ""),
+                        type(error).__name__, str(error)[:200])
+            log.debug("request failed", exc_info=True)
+            await _plain(send, 500, FAILED)
             return None
 
 
