@@ -46,6 +46,11 @@ def _var_dir() -> Path:
 SETTINGS: tuple[Setting, ...] = (
     Setting("corpus_dir", "COTATI_CORPUS_DIR", None, Path, "corpus folder (documents + manifest.json); "
             "default: the bundled corpus/cotati"),
+    Setting("corpus_lock_wait", "COTATI_CORPUS_LOCK_WAIT", 60, int, "seconds `ingest add` or `ingest checksum` "
+            "waits for another one writing the same corpus folder before it stops with one line", low=0, high=3600),
+    Setting("corpus_check_seconds", "COTATI_CORPUS_CHECK_SECONDS", 2.0, float, "the web app looks at the corpus "
+            "lock's stamp at most this often (before an answer) and, when a signed change moved it, loads the new "
+            "corpus in the background; 0: before every answer", low=0.0, high=86400.0),
     Setting("index_dir", "COTATI_INDEX_DIR", None, Path, "search index folder (`--index-dir`); default var/index"),
     Setting("host", "COTATI_HOST", "127.0.0.1", str, "address app.py binds (`--host`); this machine only by default",
             gradio="GRADIO_SERVER_NAME"),
@@ -57,6 +62,13 @@ SETTINGS: tuple[Setting, ...] = (
             low=1, high=1024),
     Setting("queue_size", "COTATI_QUEUE_SIZE", 64, int, "requests waiting at most; more are refused at once "
             "(`--queue-size`)", low=1, high=100_000),
+    Setting("max_request_bytes", "COTATI_MAX_REQUEST_BYTES", 16384, int, "largest request body the app reads, in "
+            "bytes; a larger one gets 413 (the longest question, 2,000 characters, is at most 12 kB as JSON)",
+            low=4096, high=64 * 1024 * 1024),
+    Setting("session_capacity", "COTATI_SESSION_CAPACITY", 500, int, "browser tabs and API calls whose state the app "
+            "keeps at most (the least recently used goes first)", low=10, high=100_000),
+    Setting("session_idle_seconds", "COTATI_SESSION_IDLE_SECONDS", 3600, int, "a session (a tab's conversation) unused "
+            "this long is dropped", low=60, high=7 * 86400),
     Setting("planning_contact", "COTATI_PLANNING_CONTACT", "", str, "Planning Department contact line shown with "
             "questions the code does not answer (`--planning-contact`); none by default"),
     Setting("log_level", "COTATI_LOG_LEVEL", "INFO", str, "level of the app's log lines on stderr (DEBUG, INFO, "
@@ -201,12 +213,17 @@ def value(name: str, flag: object = None, environ: Mapping[str, str] | None = No
 @dataclass(frozen=True)
 class Settings:
     corpus_dir: Path | None
+    corpus_lock_wait: int
+    corpus_check_seconds: float
     index_dir: Path | None
     host: str
     port: int
     allowed_hosts: tuple[str, ...]
     concurrency: int
     queue_size: int
+    max_request_bytes: int
+    session_capacity: int
+    session_idle_seconds: int
     planning_contact: str
     log_level: str
     question_log: bool

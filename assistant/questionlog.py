@@ -10,16 +10,22 @@ hourly after; a read-only opening (``assistant log``, ``eval add-from-log``) nev
 log is capped (rows and bytes): the oldest rows go first, with a warning saying how many. The
 file is created 0600 (owner only). Text is stored as given (normalised: ``validate.normalise_input``)
 and printed escaped (``validate.escape_for_terminal``). A file that is not a readable SQLite log is
-``LogError`` (one line) for a reader; the app moves it aside (``open_log``) and starts a fresh one.
+``LogError`` (one line) for a reader. The app's ``open_log`` never stops the app: a log that cannot
+be opened, migrated or written at start (a full disk, a read-only folder, a locked file) is one
+warning line, and the app serves without a log; only a file whose integrity check fails (not a
+SQLite database, or ``PRAGMA quick_check`` not ok) is moved aside as ``<name>.damaged-<time>``, and
+at most one such copy is kept (with one already there, the damaged log is left where it is).
 The web app writes it (``webapp.engine``) and never shows it; ``python -m assistant log`` reads it
 (``--unanswered``, ``--flagged``) and ``python -m eval add-from-log`` turns reviewed rows into dev items.
 
-Schema versions (``PRAGMA user_version``): 0 had no answer, interpretation or mark; opening such a
-log adds those columns (empty for the old rows), so an existing log stays readable.
+Schema versions (``PRAGMA user_version``): 0 had no answer, interpretation or mark; 1 no corpus
+state (the corpus lock's stamp the answer was given from, as the web app follows a changed corpus);
+opening such a log adds those columns (empty for the old rows), so an existing log stays readable.
 """
 
 from __future__ import annotations
 
+import glob
 import logging
 import os
 import re
@@ -44,14 +50,16 @@ CREATE TABLE IF NOT EXISTS questions (
 );
 CREATE INDEX IF NOT EXISTS questions_asked_at ON questions (asked_at);
 """
-SCHEMA_VERSION = 1
-# Columns added by version 1: the answer and its interpretation as logged, and the resident's mark.
+SCHEMA_VERSION = 2
+# Columns added by version 1: the answer and its interpretation as logged, and the resident's mark;
+# by version 2: the corpus state the answer came from.
 ADDED_COLUMNS = (
     ("answer", "TEXT"),          # the answer's text as shown (first line: the direct answer)
     ("interpretation", "TEXT"),  # JSON: what the question was read as
     ("mark", "TEXT"),            # NULL, 'helpful' or 'wrong'
     ("comment", "TEXT"),         # the resident's optional comment with the mark
     ("marked_at", "TEXT"),       # UTC, when the mark was last set
+    ("corpus", "TEXT"),          # the corpus lock's stamp (ingest.lock.stamp) the answer was given from
 )
 MARKS = ("helpful", "wrong")
 MAX_COMMENT_CHARS = 1000
@@ -76,6 +84,36 @@ class LogError(Exception):
     """The question log cannot be opened or read (not a SQLite log, unreadable); one line naming the file."""
 
 
+def damaged(path: str | Path) -> str:
+    """Why ``path`` fails its integrity check (not a SQLite database, or ``PRAGMA quick_check`` finds
+    damage), "" when it passes or cannot be told (missing, unreadable, locked: not damage). Read-only."""
+    path = Path(path)
+    if not path.is_file():
+        return ""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(16)
+    except OSError:
+        return ""
+    if head and head != b"SQLite format 3\x00":
+        return "not a SQLite database"
+    if not head:
+        return ""  # an empty file: an empty database, as SQLite reads it
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return ""
+    try:
+        rows = db.execute("PRAGMA quick_check").fetchall()
+    except sqlite3.DatabaseError as error:
+        text = str(error)
+        return text if ("malformed" in text or "not a database" in text) else ""
+    finally:
+        db.close()
+    found = [str(r[0]) for r in rows if str(r[0]) != "ok"]
+    return f"integrity check: {found[0]}" if found else ""
+
+
 class MarkError(ValueError):
     """A mark that cannot be kept (no such answer in the log, a mark other than helpful/wrong, a comment
     too long); the message is one line saying which."""
@@ -94,25 +132,27 @@ class Entry:
     mark: str | None = None
     comment: str = ""
     marked_at: str = ""
+    corpus: str = ""
 
     def to_json(self) -> dict:
         """What ``assistant log --flagged --json`` prints for one entry (``log_id``: its row in the log)."""
         return {"log_id": self.id, "time": self.asked_at, "question": self.question, "answer": self.answer,
                 "interpretation": self.interpretation, "route": self.route, "confidence": self.confidence,
-                "abstained": self.abstained, "mark": self.mark, "comment": self.comment, "marked_at": self.marked_at}
+                "abstained": self.abstained, "mark": self.mark, "comment": self.comment, "marked_at": self.marked_at,
+                "corpus": self.corpus}
 
 
-COLUMNS = "id, asked_at, route, confidence, abstained, question, answer, interpretation, mark, comment, marked_at"
+COLUMNS = "id, asked_at, route, confidence, abstained, question, answer, interpretation, mark, comment, marked_at, corpus"
 
 
 def _entry(row) -> Entry:
-    id_, asked_at, route, confidence, abstained, question, answer, interpretation, mark, comment, marked_at = row
+    id_, asked_at, route, confidence, abstained, question, answer, interpretation, mark, comment, marked_at, corpus = row
     try:
         read = json.loads(interpretation) if interpretation else {}
     except ValueError:
         read = {}
     return Entry(asked_at, route, confidence, bool(abstained), question, id_, answer or "",
-                 read if isinstance(read, dict) else {}, mark, comment or "", marked_at or "")
+                 read if isinstance(read, dict) else {}, mark, comment or "", marked_at or "", corpus or "")
 
 
 def _interpretation(answer) -> str | None:
@@ -138,14 +178,19 @@ class QuestionLog:
         self.max_rows, self.max_bytes = max_rows, max_bytes
         self._lock = threading.Lock()
         self._pruned = 0.0
+        self._db = None
         try:
             self._db = self._connect()
             self._db.executescript(SCHEMA)
             self._migrate()
-        except sqlite3.DatabaseError as error:
-            raise LogError(f"{self.path}: not a readable question log ({error})") from None
-        if not read_only:
-            self.prune()
+            if not read_only:
+                self.prune()
+        except (sqlite3.Error, OSError) as error:
+            if self._db is not None:
+                self._db.close()
+            what = "not a readable question log" if isinstance(error, sqlite3.DatabaseError) and not \
+                isinstance(error, sqlite3.OperationalError) else "cannot open the question log"
+            raise LogError(f"{self.path}: {what} ({getattr(error, 'strerror', None) or error})") from None
 
     def _connect(self) -> sqlite3.Connection:
         """The connection; a new file is created owner-only (0600) before SQLite opens it."""
@@ -223,23 +268,24 @@ class QuestionLog:
         return self._db.execute("DELETE FROM questions WHERE id IN (SELECT id FROM questions ORDER BY asked_at, id "
                                 "LIMIT ?)", (rows - keep,)).rowcount
 
-    def record(self, answer, asked_at: datetime | None = None) -> int | None:
+    def record(self, answer, asked_at: datetime | None = None, corpus: str = "") -> int | None:
         """One row for an ``assistant.types.Answer``: its id in the log (what ``mark`` takes), or None
-        when nothing was written. A log that cannot be written is a warning, never a failed answer."""
+        when nothing was written. ``corpus``: the corpus state it was given from (the lock's stamp). A
+        log that cannot be written is a warning, never a failed answer."""
         from .validate import normalise_input
 
         question = normalise_input(getattr(answer, "question", ""))
         if not question.strip() or self.read_only:
             return None
         row = (_stamp(asked_at or _now()), answer.route or "", answer.confidence, int(bool(answer.abstained)),
-               question, normalise_input(getattr(answer, "answer", "") or ""), _interpretation(answer))
+               question, normalise_input(getattr(answer, "answer", "") or ""), _interpretation(answer), corpus or None)
         try:
             if time.monotonic() - self._pruned > PRUNE_EVERY:
                 self.prune()
             with self._lock:
                 return self._db.execute("INSERT INTO questions (asked_at, route, confidence, abstained, question, "
-                                        "answer, interpretation) VALUES (?, ?, ?, ?, ?, ?, ?)", row).lastrowid
-        except (sqlite3.Error, ValueError) as error:  # a full disk, a locked file; never a failed answer
+                                        "answer, interpretation, corpus) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row).lastrowid
+        except (sqlite3.Error, OSError, ValueError) as error:  # a full disk, a locked file; never a failed answer
             log.warning("question log %s not written: %s", self.path, error)
             return None
 
@@ -290,20 +336,40 @@ class QuestionLog:
 
 
 def open_log(path: str | Path, retention_days: int = 90, max_rows: int = MAX_ROWS,
-             max_bytes: int = MAX_BYTES) -> QuestionLog:
-    """The app's log: a file that is not a readable log is moved aside (never deleted) with one
-    warning naming both files, and a fresh log is started in its place."""
+             max_bytes: int = MAX_BYTES) -> QuestionLog | None:
+    """The app's log, or None (the app then serves without one) after one warning line: it never raises.
+    A file whose integrity check fails is moved aside (never deleted; at most one damaged copy is kept)
+    and a fresh log started in its place; any other failure (a full disk, a read-only folder, a locked
+    file) leaves the file as it is."""
+    path = Path(path)
     try:
         return QuestionLog(path, retention_days, max_rows=max_rows, max_bytes=max_bytes)
-    except LogError as error:
-        path = Path(path)
-        aside = path.with_name(f"{path.name}.damaged-{_now().strftime('%Y%m%dT%H%M%SZ')}")
+    except (LogError, OSError, sqlite3.Error, ValueError) as error:
+        reason = str(error).split(": ", 1)[-1] if isinstance(error, LogError) else str(error)
+        broken = damaged(path)
+    if not broken:
+        log.warning("question log %s: %s; questions are not recorded (the app serves without a log)", path, reason)
+        return None
+    earlier = sorted(p.name for p in path.parent.glob(f"{glob.escape(path.name)}.damaged-*")
+                     if not p.name.endswith(("-wal", "-shm")))
+    if earlier:
+        log.warning("question log %s is damaged (%s); left in place, as %s already holds an earlier damaged copy "
+                    "(move it away to let the app set this one aside); questions are not recorded", path, broken,
+                    earlier[0])
+        return None
+    aside = path.with_name(f"{path.name}.damaged-{_now().strftime('%Y%m%dT%H%M%SZ')}")
+    try:
         for suffix in ("", "-wal", "-shm"):  # the journal goes with its file: nothing is deleted
             if Path(f"{path}{suffix}").exists():
                 os.replace(f"{path}{suffix}", f"{aside}{suffix}")
-        log.warning("question log %s could not be read (%s); moved it to %s and started a fresh log", path,
-                    str(error).split(": ", 1)[-1], aside.name)
-        return QuestionLog(path, retention_days, max_rows=max_rows, max_bytes=max_bytes)
+        fresh = QuestionLog(path, retention_days, max_rows=max_rows, max_bytes=max_bytes)
+    except (LogError, OSError, sqlite3.Error) as error:
+        log.warning("question log %s is damaged (%s) and could not be replaced (%s); questions are not recorded",
+                    path, broken, str(error).split(": ", 1)[-1])
+        return None
+    log.warning("question log %s could not be read (%s); moved it to %s and started a fresh log", path, broken,
+                aside.name)
+    return fresh
 
 
 def _wording(text: str) -> str:

@@ -15,6 +15,9 @@ CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # tab, LF and CR
 
 SURROGATE = re.compile(r"[\ud800-\udfff]")
 REPLACEMENT = "\ufffd"
+# Invisible in a word and never meant: soft hyphen, zero-width space / non-joiner / joiner, word joiner,
+# byte-order mark, Mongolian vowel separator. Removed ("b\u200bar" is "bar").
+INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200d\u2060\ufeff]")
 # Shown escaped, never printed raw: controls, and the codes that reorder text on a terminal or page.
 UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -27,6 +30,13 @@ def normalise_input(text: object) -> str:
     if not isinstance(text, str):
         return ""
     return CONTROL.sub(REPLACEMENT, SURROGATE.sub(REPLACEMENT, text))
+
+
+def clean_question(text: object) -> str:
+    """A question as every path answers it (the CLI, the web page, the API): ``normalise_input``, then
+    invisible characters removed (``INVISIBLE``: soft hyphen, zero-width codes) and compatibility forms
+    folded by NFKC (full-width "ＣＥ" is "CE", a ligature its letters). Whitespace is left as it is."""
+    return unicodedata.normalize("NFKC", INVISIBLE.sub("", normalise_input(text)))
 
 
 def escape_for_terminal(text: str) -> str:
@@ -46,7 +56,7 @@ def check_question(question: object) -> str:
         raise InvalidQuestion("The question must be text.")
     if REPLACEMENT in normalise_input(question):  # a control code, a lone surrogate (or U+FFFD typed as such)
         raise InvalidQuestion("The question contains control characters or broken text; please type plain text.")
-    text = " ".join(question.split())
+    text = " ".join(clean_question(question).split())
     if not text:
         raise InvalidQuestion("Please type a question about the Cotati municipal code.")
     if len(text) > MAX_CHARS:

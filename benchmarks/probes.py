@@ -1,7 +1,7 @@
-"""The reliability probe catalogue of issue 26: each probe is a set of hermetic tests that reproduces
-one failure; run them and print held/failed per probe (``python benchmarks/probes.py [-k WORD]``).
-Probes that already held before issue 26 (document damage, bad PDFs, index damage, hostile
-questions, ports) are the tests named in the second list."""
+"""The reliability probe catalogue of issues 26 and 37: each probe is a set of hermetic tests that
+reproduces one failure; run them and print held/failed per probe (``python benchmarks/probes.py [-k
+WORD]``). Probes that already held before issue 26 (document damage, bad PDFs, index damage, hostile
+questions, ports) are the tests named in the last list."""
 
 from __future__ import annotations
 
@@ -37,6 +37,27 @@ PROBES: tuple[tuple[str, list[str]], ...] = (
     ("13 server paths in the page", ["tests/test_no_server_paths.py"]),
     ("14 audit of nothing reported clean", ["tests/test_audit.py"]),
 )
+# Issue 37 (reliability round three), numbered as the issue numbers its failures.
+ISSUE_37: tuple[tuple[str, list[str]], ...] = (
+    ("37.1 a manifest field the lock does not check", ["tests/test_manifest_law.py"]),
+    ("37.2 a running app serves the old law after ingest add", ["tests/test_follow.py"]),
+    ("37.4 a full disk for the question log stops the app", ["tests/test_log_start.py",
+                                                             "tests/test_web_surface.py::test_the_app_serves_without_a_log_it_cannot_open_saying_so_once"]),
+    ("37.5 two ingest add at once lose one", ["tests/test_corpus_writers.py::test_two_adds_at_once_both_land",
+                                              "tests/test_corpus_writers.py::test_a_second_writer_that_cannot_wait_is_told_in_one_line"]),
+    ("37.6 lone surrogate in the web page", ["tests/test_web_input.py::test_a_lone_surrogate_in_the_page_gives_an_answer_the_stream_can_send"]),
+    ("37.7 no request-body limit", ["tests/test_web_surface.py::test_a_body_over_the_cap_is_413_by_its_length",
+                                    "tests/test_web_surface.py::test_a_chunked_body_is_read_only_up_to_the_cap",
+                                    "tests/test_web_surface.py::test_a_large_post_to_the_api_is_413"]),
+    ("37.8 sessions and state not bounded", ["tests/test_sessions.py"]),
+    ("37.9 an upload route is open", ["tests/test_web_surface.py::test_routes_the_app_does_not_offer_are_closed",
+                                      "tests/test_web_surface.py::test_process_recording_takes_no_file"]),
+    ("37.10 kill -9 during ingest add", ["tests/test_corpus_writers.py::test_a_killed_add_is_named_in_one_line_and_adding_again_works",
+                                         "tests/test_corpus_writers.py::test_checksum_undoes_a_killed_add"]),
+    ("37.11 zero-width, soft hyphen, full-width letters", ["tests/test_web_input.py::test_odd_characters_clean_to_the_plain_question",
+                                                           "tests/test_web_input.py::test_the_web_engine_answers_odd_characters_as_the_plain_question",
+                                                           "tests/test_web_surface.py::test_a_request_gradio_fails_on_is_one_log_line"]),
+)
 HELD_BEFORE: tuple[tuple[str, list[str]], ...] = (
     ("document damage (missing, not UTF-8, changed)", ["tests/test_corpus_integrity.py", "-m", "not slow"]),
     ("bad PDFs (encrypted, bombs, not a PDF)", ["tests/test_readers.py", "tests/test_pdf_encryption.py"]),
@@ -57,9 +78,9 @@ def run(name: str, targets: list[str]) -> bool:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-k", default="", help="only probes whose name holds this word")
-    parser.add_argument("--new-only", action="store_true", help="only issue 26's fourteen, not those that held")
+    parser.add_argument("--new-only", action="store_true", help="only issues 26's and 37's, not those that held before")
     args = parser.parse_args()
-    probes = PROBES + (() if args.new_only else HELD_BEFORE)
+    probes = PROBES + ISSUE_37 + (() if args.new_only else HELD_BEFORE)
     results = [run(name, targets) for name, targets in probes if args.k.lower() in name.lower()]
     print(f"{sum(results)} of {len(results)} probes held")
     return 0 if all(results) else 1

@@ -65,7 +65,7 @@ REVIEW_FIELDS: dict[str, tuple[bool, Any]] = {
 }
 # What `python -m assistant log --flagged --json` printed: may stay on the line; only `question` is read.
 LOG_FIELDS = ("question", "time", "answer", "interpretation", "route", "confidence", "abstained", "mark", "comment",
-              "marked_at")
+              "marked_at", "corpus")
 
 
 class ReviewError(InputError):

@@ -12,16 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .asof import check_date
 from .manifest import KINDS, MANIFEST_NAME, default_corpus_dir, load_manifest
-from .types import DocumentInfo, IngestError
+from .types import DocumentInfo
 
 NEW_ID = "new"
 SUFFIXES = (".txt", ".pdf")
@@ -258,7 +255,7 @@ def add_document(path: str | Path, date: str, title: str, corpus_dir: str | Path
     Refused with ValueError (one line) when: the date is malformed, the title is empty, the file is
     missing or not .txt/.pdf, the corpus already holds a file with the same content or name, or the
     id is taken. The file must read with the ingest pipeline (IngestError otherwise)."""
-    from . import ingest_documents
+    from .corpus_writes import writer
 
     source = Path(path)
     date = check_date(date, "--date")
@@ -268,6 +265,15 @@ def add_document(path: str | Path, date: str, title: str, corpus_dir: str | Path
         raise ValueError(f"--kind {kind!r}: one of {', '.join(KINDS)}")
     suffix = _source_type(source)
     corpus = Path(corpus_dir) if corpus_dir else default_corpus_dir()
+    with writer(corpus):  # the whole read-modify-write: a second add waits, or is told another is running
+        return _add(source, suffix, date, title, corpus, kind, doc_id, short_title, status)
+
+
+def _add(source: Path, suffix: str, date: str, title: str, corpus: Path, kind: str, doc_id: str,
+         short_title: str, status: str) -> dict:
+    from . import ingest_documents
+    from .corpus_writes import begin_add, copy_atomic, end_add, remove, write_atomic
+
     manifest_path = corpus / MANIFEST_NAME
     documents = load_manifest(corpus)
     digest = _sha256(source)
@@ -291,17 +297,22 @@ def add_document(path: str | Path, date: str, title: str, corpus_dir: str | Path
              "date": date, "date_basis": "given to `python -m ingest add`",
              "status": status or "added with `python -m ingest add`", "source": source.name,
              "sha256": digest}
-    data = json.loads(manifest_path.read_text(encoding="utf-8"))
-    data["documents"].append(entry)
-    shutil.copyfile(source, target)
     before = manifest_path.read_bytes()
+    data = json.loads(before.decode("utf-8"))
+    data["documents"].append(entry)
+    # A kill from here on leaves the journal: every entry point names the unfinished add in one line,
+    # and the next writer undoes it. Each write is fsynced (file, then folder) before the next.
+    begin_add(corpus, doc_id, name, source.name)
     try:
-        _write_atomic(manifest_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        copy_atomic(source, target)
+        write_atomic(manifest_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         _verify_added(corpus, doc_id)  # the new manifest reads back and the copy verifies as every entry point will
-    except (OSError, IngestError):
-        _write_atomic(manifest_path, before.decode("utf-8"))
-        target.unlink(missing_ok=True)
+    except BaseException:
+        write_atomic(manifest_path, before.decode("utf-8"))
+        remove(target)
+        end_add(corpus)
         raise
+    end_add(corpus)
     return entry
 
 
@@ -357,14 +368,3 @@ def _next_id(ids: set[str]) -> str:
 def _slug(title: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
     return slug[:60].rstrip("-") or "document"
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".manifest-", suffix=".json")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise

@@ -32,10 +32,21 @@ def file_sha256(path: str | Path) -> str:
 def verify_corpus(corpus_dir: str | Path | None = None) -> tuple[CorpusError, ...]:
     """One error per manifest document that is missing, unreadable or not the file the manifest
     vouches for. A broken manifest raises ``IngestError`` (one line naming it)."""
-    from .lock import differences
+    from .corpus_writes import reader
 
     corpus = Path(corpus_dir) if corpus_dir else default_corpus_dir()
+    with reader(corpus):  # never halfway through another process's `ingest add`
+        return _verify(corpus)
+
+
+def _verify(corpus: Path) -> tuple[CorpusError, ...]:
+    from .corpus_writes import interrupted
+    from .lock import LockError, differences
+
     documents = load_manifest(corpus)
+    killed = interrupted(corpus)
+    if killed:  # one line for the whole unfinished add, not its file and entry named apart
+        return (LockError(str(corpus / MANIFEST_NAME), killed),)
     errors = {document.id: error for document in documents if (error := _check(document)) is not None}
     # one line per cause: a document already named (missing, changed...) is not named again by the lock
     return tuple(errors.values()) + tuple(e for e in differences(corpus, documents) if e.document not in errors)
@@ -80,11 +91,18 @@ def record_checksums(corpus_dir: str | Path | None = None) -> list[tuple[str, st
     """Write each readable document's sha256 into the manifest (atomically); returns
     (id, old, new) for each entry whose checksum changed. A missing or unreadable document is
     refused with ``CorpusError``: a checksum vouches only for a file that reads."""
-    import json
-
-    from .changes import _write_atomic
+    from .corpus_writes import writer
 
     corpus = Path(corpus_dir) if corpus_dir else default_corpus_dir()
+    with writer(corpus):  # the whole read-modify-write, one writer at a time
+        return _record_checksums(corpus)
+
+
+def _record_checksums(corpus: Path) -> list[tuple[str, str, str]]:
+    import json
+
+    from .corpus_writes import write_atomic
+
     documents = {doc.id: doc for doc in load_manifest(corpus)}
     for document in documents.values():
         error = _check(document)
@@ -99,18 +117,20 @@ def record_checksums(corpus_dir: str | Path | None = None) -> list[tuple[str, st
             changed.append((str(entry["id"]), entry.get("sha256", ""), new))
             entry["sha256"] = new
     if changed:
-        _write_atomic(manifest_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        write_atomic(manifest_path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return changed
 
 
 def sign_corpus(corpus_dir: str | Path | None = None) -> tuple[list[tuple[str, str, str]], list[str]]:
     """``python -m ingest checksum``: record the checksums in the manifest, then sign the lock from it
     (the folder must hold no file the manifest does not list). Returns (checksum changes, lock changes)."""
+    from .corpus_writes import writer
     from .lock import sign, unlisted_files
 
     corpus = Path(corpus_dir) if corpus_dir else default_corpus_dir()
-    unlisted = unlisted_files(corpus, load_manifest(corpus))
-    if unlisted:
-        raise unlisted[0]
-    changed = record_checksums(corpus)
-    return changed, sign(corpus, load_manifest(corpus))
+    with writer(corpus):  # the whole read-modify-write; a killed add is undone first
+        unlisted = unlisted_files(corpus, load_manifest(corpus))
+        if unlisted:
+            raise unlisted[0]
+        changed = record_checksums(corpus)
+        return changed, sign(corpus, load_manifest(corpus))

@@ -42,6 +42,22 @@ def load_manifest(corpus_dir: Path) -> tuple[DocumentInfo, ...]:
     return tuple(sorted(documents, key=lambda doc: (doc.date, doc.id)))
 
 
+def manifest_fields(corpus_dir: Path) -> tuple[dict, dict[str, dict]]:
+    """The manifest as written: (its own fields but ``documents``, each entry by id with every field it
+    has), what the corpus lock signs. Call after ``load_manifest`` has checked it (``IngestError`` when
+    it does not read)."""
+    path = Path(corpus_dir) / MANIFEST_NAME
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise IngestError(str(path), f"manifest does not read ({type(exc).__name__}); fix it or restore it "
+                                     "(git checkout corpus/)") from None
+    if not isinstance(data, dict) or not isinstance(data.get("documents"), list):
+        raise IngestError(str(path), "manifest has no 'documents' list")
+    top = {k: v for k, v in data.items() if k != "documents"}
+    return top, {str(e["id"]): e for e in data["documents"] if isinstance(e, dict) and "id" in e}
+
+
 def _document(manifest_path: Path, entry: object, corpus_dir: Path) -> DocumentInfo:
     if not isinstance(entry, dict):
         raise IngestError(str(manifest_path), "a manifest entry is not an object")

@@ -77,7 +77,7 @@ def test_questions_are_logged_and_the_unanswered_listed(app):
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     # No IP, no session: the question, what was answered, and a resident's mark when one is given.
     assert columns == ["id", "asked_at", "route", "confidence", "abstained", "question", "answer", "interpretation",
-                       "mark", "comment", "marked_at"]
+                       "mark", "comment", "marked_at", "corpus"]
     assert [r[2] for r in rows] == [PERMIT, DECLINED, "what's the capital of France", PERMIT]
     assert rows[0][:2] == ("permit", 0) and rows[1][1] == 1
     done = _log_cli(app, "--unanswered", "--json")

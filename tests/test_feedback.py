@@ -65,7 +65,7 @@ def test_a_mark_and_comment_are_kept_with_the_logged_answer_and_its_interpretati
     assert [(e.id, e.mark, e.comment) for e in flagged] == [(first, "wrong", "It is the CG column, not CE"),
                                                           (second, "helpful", "")]
     assert set(marked.to_json()) == {"log_id", "time", "question", "answer", "interpretation", "route", "confidence",
-                                     "abstained", "mark", "comment", "marked_at"}
+                                     "abstained", "mark", "comment", "marked_at", "corpus"}
 
 
 def test_a_later_mark_replaces_the_earlier_one(tmp_path):
@@ -122,10 +122,10 @@ def test_a_log_written_before_marks_is_migrated_and_stays_readable(tmp_path):
         new = log.record(_answer(TAVERN, TAVERN_ANSWER, interpretation=READ_AS))
         assert log.entry(new).interpretation == READ_AS
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 2
         columns = [row[1] for row in db.execute("PRAGMA table_info(questions)")]
     assert columns == ["id", "asked_at", "route", "confidence", "abstained", "question", "answer", "interpretation",
-                       "mark", "comment", "marked_at"]
+                       "mark", "comment", "marked_at", "corpus"]
 
 
 # -- the app: engine and answer card ----------------------------------------------------------

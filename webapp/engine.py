@@ -132,6 +132,7 @@ class Engine:
     calibration: object = None  # assistant.confidence.Calibration; None: the one fitted on dev, as the CLI uses
     question_log: object = None  # assistant.questionlog.QuestionLog; None: questions are not recorded
     warmers: tuple = ()  # callables run in the background before "ready" (the server's own first-use costs)
+    corpus_stamp: str = ""  # the corpus lock's stamp this engine was loaded from (``webapp.follow``)
 
     def __post_init__(self):
         from assistant import confidence
@@ -278,7 +279,7 @@ class Engine:
         off or the row was not written (then the answer cannot be marked). ``as_of``: an ISO date
         (checked by the caller) the answer is to be valid for; "" for the law now in force."""
         answer = self._ask(question, history, as_of)
-        entry = self.question_log.record(answer) if self.question_log is not None else None
+        entry = self.question_log.record(answer, corpus=self.corpus_stamp) if self.question_log is not None else None
         return answer, entry
 
     def mark(self, entry_id: object, mark: object, comment: object = "") -> str:
@@ -308,11 +309,12 @@ class Engine:
         from index import EncoderError, IndexStoreError
 
         from assistant.types import Answer
-        from assistant.validate import normalise_input
+        from assistant.validate import clean_question
 
         if not isinstance(question, str):
             return self.assistant.ask(question)  # says it must be text
-        question = normalise_input(question)  # lone surrogates, NUL, controls: before anything else
+        # Lone surrogates, NUL, controls, zero-width codes, full-width letters: as the CLI, before anything else
+        question = clean_question(question)
         if len(question) > MAX_QUESTION_CHARS:
             # Refused before any work: the text is not even tidied.
             return Answer(question=question[:MAX_QUESTION_CHARS], abstained=True, route="invalid",

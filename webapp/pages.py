@@ -168,7 +168,7 @@ NOT_LOADED = "Not loaded: "
 
 def answer_card(turn: int, answer, document_label, known, nearest: list, contact: str = "", latest: bool = False,
                 asked: str = "", label=None, anchors: list | None = None, feedback: dict | None = None,
-                scroll: bool = True) -> str:
+                scroll: bool = True, note: str = "") -> str:
     """One question and its answer: the direct answer as the headline, then "Read as", reasons,
     follow-up buttons, the sources as links that open the cited section beside the chat, and (when
     the answer is in the question log) "Was this answer right?". A decline is short: a headline, one
@@ -178,6 +178,7 @@ def answer_card(turn: int, answer, document_label, known, nearest: list, contact
     ``nearest``: (section id, label, in corpus) of the nearest sections of a refusal.
     ``feedback``: None when the answer cannot be marked, else ``feedback_block``'s keywords.
     ``scroll``: the latest answer's first line is scrolled into view (not when only a mark changed).
+    ``note``: a line about the documents the answer came from (they changed since the answer above).
     """
     first, read_as, rest = _card_lines(answer)
     declined = answer.abstained and answer.route not in ("clarify", "invalid")
@@ -205,6 +206,8 @@ def answer_card(turn: int, answer, document_label, known, nearest: list, contact
         out.append(_nearest_list(nearest))
     out.append(_options(answer))
     out.append(_sources(turn, answer, document_label, anchors))
+    if note:
+        out.append(f'<p class="corpus-note" role="note">{esc(note)}</p>')
     if feedback is not None:
         out.append(feedback_block(turn, **feedback))
     out.append("</article>")

@@ -63,10 +63,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def launch(demo, host: str, port: int, concurrency: int, queue_size: int, block: bool = True, banner: str = "",
-           allowed_hosts: tuple[str, ...] = ()):
+           allowed_hosts: tuple[str, ...] = (), max_body: int | None = None):
     """Queue with a concurrency limit and a bounded size, then serve: no share link, no files taken or
     served beyond the app's, a Host header among ``allowed_hosts`` (default: ``host``, localhost and
-    127.0.0.1), headers that forbid framing (``webapp.guard``)."""
+    127.0.0.1), request bodies of at most ``max_body`` bytes (default ``COTATI_MAX_REQUEST_BYTES``),
+    headers that forbid framing (``webapp.guard``)."""
+    import settings
     import gradio as gr
 
     from settings import default_hosts as _default_hosts
@@ -74,7 +76,10 @@ def launch(demo, host: str, port: int, concurrency: int, queue_size: int, block:
     from .guard import middleware
     from .ui import CSS, JS
 
+    from .sessions import start_sweeper
+
     demo.queue(default_concurrency_limit=concurrency, max_size=queue_size, api_open=False)
+    start_sweeper(demo, settings.value("session_idle_seconds"))
     theme = gr.themes.Default(primary_hue="blue", font=["system-ui", "Segoe UI", "Roboto", "Helvetica", "Arial", "sans-serif"],
                               font_mono=["ui-monospace", "DejaVu Sans Mono", "monospace"]).set(
         # WCAG AA: white on blue-700 is 6.7:1 (gradio's default white on orange is 2.8:1).
@@ -85,7 +90,9 @@ def launch(demo, host: str, port: int, concurrency: int, queue_size: int, block:
                        enable_monitoring=False, show_error=False, allowed_paths=[], max_file_size="1kb",
                        footer_links=["api"], theme=theme, css=CSS, js=JS, head=_banner_head(banner),
                        prevent_thread_lock=not block, quiet=False,
-                       app_kwargs={"middleware": middleware(allowed_hosts or _default_hosts(host))})
+                       state_session_capacity=settings.value("session_capacity"),
+                       app_kwargs={"middleware": middleware(allowed_hosts or _default_hosts(host),
+                                                            max_body or settings.value("max_request_bytes"))})
 
 
 def _banner_head(banner: str) -> str:
@@ -160,18 +167,29 @@ def main(argv: list[str] | None = None) -> int:
     engine = Engine.load()
     engine.question_log = _question_log(args.settings)
     engine.warmers = (warm_gradio,)
+    engine = _following(engine, args.settings)
     demo = build_demo(engine, contact=args.planning_contact)  # imports gradio; the model's imports start after, not alongside
     engine.start_index()
     log.info("serving on http://%s:%s (Ctrl+C stops); answering to Host %s", args.host, args.port,
              ", ".join(args.settings.hosts))
     try:
         launch(demo, args.host, args.port, args.concurrency, args.queue_size, banner=banner,
-               allowed_hosts=args.settings.hosts)
+               allowed_hosts=args.settings.hosts, max_body=args.settings.max_request_bytes)
     except OSError as error:  # the port was taken between the check and the start
         print(f"error: cannot serve on {args.host}:{args.port} ({error}); stop the other server or choose --port",
               file=sys.stderr)
         return 1
     return 0
+
+
+def _following(engine, config):
+    """The engine answers go through: it follows a signed change of the corpus (``webapp.follow``)."""
+    from ingest.manifest import default_corpus_dir
+
+    from .engine import Engine
+    from .follow import Following
+
+    return Following(engine, config.corpus_dir or default_corpus_dir(), Engine.load, config.corpus_check_seconds)
 
 
 def warm_gradio() -> None:
@@ -184,22 +202,17 @@ def warm_gradio() -> None:
 
 
 def _question_log(config):
-    """The question log the app writes (``COTATI_QUESTION_LOG=0``: none); a log that cannot be opened
-    is a warning, not a reason to stop serving."""
+    """The question log the app writes (``COTATI_QUESTION_LOG=0``: none). A log that cannot be opened,
+    migrated or written is one warning line (``open_log``), and the app serves without a log."""
     if not config.question_log:
         log.info("question log: off (COTATI_QUESTION_LOG=0)")
         return None
-    import sqlite3
-
     from assistant.questionlog import open_log
 
-    try:
-        opened = open_log(config.log_path, config.log_retention_days, config.log_max_rows, config.log_max_mb * 2**20)
-    except (OSError, sqlite3.Error, ValueError) as error:
-        log.warning("question log: cannot open %s (%s); questions are not recorded", config.log_path, error)
-        return None
-    log.info("question log: %s (kept %d days; `python -m assistant log --unanswered`)", opened.path,
-             config.log_retention_days)
+    opened = open_log(config.log_path, config.log_retention_days, config.log_max_rows, config.log_max_mb * 2**20)
+    if opened is not None:
+        log.info("question log: %s (kept %d days; `python -m assistant log --unanswered`)", opened.path,
+                 config.log_retention_days)
     return opened
 
 

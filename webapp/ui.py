@@ -252,11 +252,14 @@ def build_demo(engine: Engine, contact: str = ""):
     """The app. ``contact``: the Planning Department contact line shown with refusals (none when empty)."""
     import gradio as gr
 
+    import settings
+
     viewer = Viewer(engine, contact)
     parts = Parts()
     with gr.Blocks(title="Cotati land-use code assistant") as demo:
         _header(gr, engine)
-        parts.state = gr.State([])
+        # A tab's conversation (at most MAX_TURNS turns), dropped after the idle time (webapp.sessions)
+        parts.state = gr.State([], time_to_live=settings.value("session_idle_seconds"))
         parts.nav_box = gr.Textbox(elem_id="nav", label="navigation", show_label=False, container=False)
         with gr.Tabs(overflow_behavior="wrap") as parts.tabs:
             with gr.Tab("Ask a question", id="ask"):

@@ -39,15 +39,19 @@ class Viewer:
     # -- answers --------------------------------------------------------------------------------
     def ask_markdown(self, question: str) -> str:
         """Answer a question about the Cotati land-use code: Markdown, direct answer first, numbered citations."""
-        if not isinstance(question, str):
-            question = ""
-        answer = self.engine.ask(question)
+        from assistant.validate import clean_question
+
+        answer = self.engine.ask(clean_question(question))  # not text: "" (the assistant says it is empty)
         return views.answer_markdown(answer, self.document_label, nearest=self.nearest(answer), contact=self.contact)
 
     def answer(self, question: str, turns: list, as_of: str = ""):
         """(turns, the live region's text, the reader's view) after answering ``question`` as of
         ``as_of`` (a checked ISO date; "" for the law now in force). Turns are (question, Answer, its
-        question-log id or None, the resident's mark: {mark, comment, note})."""
+        question-log id or None, the resident's mark: {mark, comment, note}). The question is cleaned as
+        the CLI cleans it before anything touches it (a lone surrogate in the page broke the answer stream)."""
+        from assistant.validate import clean_question
+
+        question = clean_question(question)
         answer, entry = self.engine.ask_logged(question, history=[(q, a) for q, a, *_ in turns], as_of=as_of)
         turns = (list(turns or []) + [(question, answer, entry, {})])[-MAX_TURNS:]
         reader = self.citation_view(answer, 0, scroll="inner") if answer.citations else READER_EMPTY
@@ -66,13 +70,18 @@ class Viewer:
         """The conversation; ``marked``: the turn whose answer was just marked (its outcome takes the
         focus, and the latest answer is not scrolled to again)."""
         cards = []
+        state_of = getattr(self.engine, "state_of", None)  # webapp.follow.Following: the corpus state of an answer
+        states = [state_of(answer) if state_of else "" for _, answer, *_ in turns]
         for number, (asked, answer, entry, feedback) in enumerate(turns):
+            later = number > 0 and states[number] and states[number - 1] and states[number] != states[number - 1]
+            note = ("The code's documents changed after the answer above: this answer comes from the documents as "
+                    "they now are." if later else "")
             shown = asked if len(asked) <= 300 else asked[:300] + "…"
             marks = None if entry is None else {**feedback, "focus": number == marked}
             cards.append(pages.answer_card(number, answer, self.document_label, self.known, self.nearest(answer),
                                            self.contact, latest=number == len(turns) - 1, asked=shown, label=self.label,
                                            anchors=[self.anchor(c) for c in answer.citations], feedback=marks,
-                                           scroll=marked is None))
+                                           scroll=marked is None, note=note))
         return pages.conversation(cards)
 
     def citation_view(self, answer, index: int, scroll: str = "center") -> str:

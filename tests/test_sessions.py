@@ -1,0 +1,90 @@
+"""Issue 37 item 8: bounded sessions. The failure: under load the served app grew from 378 MB to
+1.64 GB and did not give it back (the engine alone stayed at 228 MB): gradio kept a session's state,
+with a copy of the page's configuration, for each of up to 10,000 sessions. Now at most
+COTATI_SESSION_CAPACITY sessions are kept, an idle one is dropped, and a conversation keeps at most
+MAX_TURNS turns."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import socket
+import urllib.request
+
+import pytest
+
+pytestmark = [pytest.mark.filterwarnings("ignore:.*no_silent_downcasting"), pytest.mark.filterwarnings("ignore:The copy keyword")]
+
+CAPACITY = 12
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    import os
+
+    from assistant.service import load_assistant
+    from webapp.engine import Engine
+    from webapp.server import launch
+    from webapp.ui import build_demo
+
+    os.environ["COTATI_SESSION_CAPACITY"] = str(CAPACITY)
+    try:
+        loaded = load_assistant()
+        engine = Engine(loaded.corpus, loaded.tables, lambda progress: None, echo=lambda line: None,
+                        standards=loaded.standards)
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        demo = build_demo(engine)
+        launch(demo, "127.0.0.1", port, concurrency=2, queue_size=64, block=False)
+    finally:
+        del os.environ["COTATI_SESSION_CAPACITY"]
+    try:
+        yield demo, f"http://127.0.0.1:{port}/"
+    finally:
+        demo.close()
+
+
+def _ask(url: str, question: str) -> str:
+    request = urllib.request.Request(url + "gradio_api/call/ask", data=json.dumps({"data": [question]}).encode(),
+                                     headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        event = json.loads(response.read())["event_id"]
+    with urllib.request.urlopen(f"{url}gradio_api/call/ask/{event}", timeout=60) as response:
+        return response.read().decode()
+
+
+def test_the_sessions_kept_stay_under_the_capacity(served):
+    demo, url = served
+    for n in range(3 * CAPACITY):  # each API call is a session of its own
+        assert "event: complete" in _ask(url, "17.44.065" if n % 2 else "Can I open a bar in CE?")
+    assert 0 < len(demo.state_holder.session_data) <= CAPACITY
+
+
+def test_idle_sessions_are_dropped():
+    from webapp.sessions import drop_idle
+
+    class Holder:
+        def __init__(self):
+            now = datetime.datetime.now()
+            self.session_data = {"busy": 1, "idle": 2, "older": 3}
+            self.time_last_used = {"busy": now, "idle": now - datetime.timedelta(hours=2),
+                                   "older": now - datetime.timedelta(days=1)}
+
+    holder = Holder()
+    assert drop_idle(holder, 3600) == 2 and list(holder.session_data) == ["busy"] and list(holder.time_last_used) == ["busy"]
+
+
+def test_a_conversation_keeps_at_most_its_turns():
+    from webapp.viewer import MAX_TURNS, Viewer
+
+    class Engine:
+        def ask_logged(self, question, history=None, as_of=""):
+            from assistant.types import Answer
+
+            return Answer(question=question, answer="Not here.", abstained=True), None
+
+    viewer, turns = Viewer(Engine()), []
+    for n in range(3 * MAX_TURNS):
+        turns, _, _ = viewer.answer(f"question {n}", turns)
+    assert len(turns) == MAX_TURNS and turns[-1][0] == f"question {3 * MAX_TURNS - 1}"
