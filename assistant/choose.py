@@ -135,7 +135,7 @@ def section_of_unit(unit_id: str) -> str:
 
 # -- features -------------------------------------------------------------------------------------
 def features(candidate: Candidate, asked: str, votes: Sequence, hit_sections: Sequence[str],
-             others: Sequence[Candidate]) -> dict[str, float]:
+             others: Sequence[Candidate], query=None) -> dict[str, float]:
     answer = candidate.answer
     route = answer.route if answer.route in ROUTES else "other"
     from_bank = "bank_similarity" in answer.signals
@@ -160,7 +160,19 @@ def features(candidate: Candidate, asked: str, votes: Sequence, hit_sections: Se
     feats["agreeing"] = float(sum(1 for o in others if o is not candidate and sections_of(o) & sections))
     feats["candidates"] = float(len(others))
     feats["whole"] = float(answer.route in WHOLE)
+    if query is not None:
+        feats |= named_features(candidate, query, sections)
     return feats
+
+
+def named_features(candidate: Candidate, query, sections: frozenset[str]) -> dict[str, float]:
+    """Whether the question names a section number and the candidate answers from exactly that
+    section: a section asked by number is answered by that section. (The same for a named table or
+    the districts covered lowered dev's cross-validated accuracy at the operating point: not used.)"""
+    if not query.sections:
+        return {}
+    named = any(s == n or s.startswith(n + ".") or s.startswith(n + "(") for s in sections for n in query.sections)
+    return {"names_section": 1.0, "cites_named_section": float(named)}
 
 
 def admissible(candidate: Candidate, asked: str) -> bool:

@@ -121,7 +121,7 @@ def scored(query: Query, res: Resources) -> tuple[list[tuple[dict, Candidate]], 
         hit_sections = [h.section for h in res.hits(query.corrected or query.text, settings.hits_k)]
     except SearchUnavailable:
         hit_sections = []
-    return [(choose.features(c, asked, votes, hit_sections, answers), c) for c in answers], declines
+    return [(choose.features(c, asked, votes, hit_sections, answers, query), c) for c in answers], declines
 
 
 def ranked(query: Query, res: Resources, previous: str = "") -> Answer:
