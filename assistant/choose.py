@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -139,6 +140,8 @@ def features(candidate: Candidate, asked: str, votes: Sequence, hit_sections: Se
     answer = candidate.answer
     route = answer.route if answer.route in ROUTES else "other"
     from_bank = "bank_similarity" in answer.signals
+    if from_bank and "route_too" not in answer.signals:
+        route = f"bank_{route}"  # a unit the bank alone proposed: not the route's own kind of evidence
     feats: dict[str, float] = {f"route={route}": 1.0, "from_bank": float(from_bank),
                                "type_fits": float(answer_type.answers(asked, candidate.answer_type)),
                                f"asked={asked}": 1.0}
@@ -165,14 +168,32 @@ def features(candidate: Candidate, asked: str, votes: Sequence, hit_sections: Se
     return feats
 
 
+REFERENCE_WORDS = frozenset("what does do say says show me pull up see sec section sections table tables chapter "
+                            "the of in is a code cotati about cover covers read text".split())
+
+
+def bare_reference(query) -> bool:
+    """The question is a section or table reference and little else ("17.30.030", "show me Table 2-17"):
+    the bank's questions, which are about subjects, say nothing of it."""
+    if not (query.sections or query.tables):
+        return False
+    words = re.findall(r"[a-z]+", re.sub(r"\d[\d.\-()a-z]*", " ", query.normalized))
+    return len([w for w in words if w not in REFERENCE_WORDS]) <= 1
+
+
 def named_features(candidate: Candidate, query, sections: frozenset[str]) -> dict[str, float]:
     """Whether the question names a section number and the candidate answers from exactly that
-    section: a section asked by number is answered by that section. (The same for a named table or
-    the districts covered lowered dev's cross-validated accuracy at the operating point: not used.)"""
-    if not query.sections:
-        return {}
-    named = any(s == n or s.startswith(n + ".") or s.startswith(n + "(") for s in sections for n in query.sections)
-    return {"names_section": 1.0, "cites_named_section": float(named)}
+    section, and whether the question is a bare reference (each also with the candidate's route).
+    (The same for a named table's cells or the districts covered lowered dev's cross-validated
+    accuracy at the operating point: not used.)"""
+    feats: dict[str, float] = {}
+    route = candidate.answer.route
+    if query.sections:
+        named = any(s == n or s.startswith(n + ".") or s.startswith(n + "(") for s in sections for n in query.sections)
+        feats |= {"names_section": 1.0, "cites_named_section": float(named), f"cites_named_section|{route}": float(named)}
+    if bare_reference(query):
+        feats |= {"bare_reference": 1.0, f"bare_reference|{route}": 1.0}
+    return feats
 
 
 def admissible(candidate: Candidate, asked: str) -> bool:

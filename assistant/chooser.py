@@ -68,9 +68,10 @@ def answer(text: str, history: Sequence, res: Resources) -> Answer:
 
 
 def decided(query: Query, res: Resources, previous: str = "") -> Answer:
-    """The answer to one understood question: ranked when a fitted ranker is loaded (``choose``),
+    """The answer to one understood question: ranked when a fitted ranker is loaded (``choose``) and
+    the index's model is the one it was fitted with (its similarities mean what they meant then),
     else the first route's candidate of the type asked, calibrated (the hand order)."""
-    if res.ranker is None:
+    if res.ranker is None or not res.model_comparable():
         return calibrated(query, interpreted(query, routed(query, res), res, previous), res)
     return ranked(query, res, previous)
 
@@ -100,6 +101,8 @@ def candidates(query: Query, res: Resources) -> list[Candidate]:
 def _merged(kept: Candidate, other: Candidate) -> Candidate:
     """One candidate with both proposers' signals (a route's answer the bank also proposed)."""
     signals = {**kept.answer.signals, **other.answer.signals}
+    if ("bank_similarity" in kept.answer.signals) != ("bank_similarity" in other.answer.signals):
+        signals["route_too"] = 1.0  # a route proposed it as well as the bank
     interpretation = {**kept.answer.interpretation, **other.answer.interpretation}
     return replace(kept, answer=replace(kept.answer, signals=signals, interpretation=interpretation))
 

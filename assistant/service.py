@@ -212,11 +212,20 @@ class IndexOpener:
         return open_index(self.index_dir, progress=self.progress)
 
     def model_id(self) -> str | None:
-        """The model of a fresh index (its encoder has this id), checked as opening checks it; None when
-        the index is missing, stale or damaged: the caller opens it then, which rebuilds it or says why."""
+        """The model of a fresh index (its encoder has this id), checked as opening checks it; for an
+        index that is missing or stale, the model opening it will build it with (the settings' model,
+        identified without loading it). None when that cannot be told: the caller opens it then, which
+        rebuilds it or says why."""
+        from index import dense
         from index.search import fresh_model
 
-        return fresh_model(self.index_dir)
+        found = fresh_model(self.index_dir)
+        if found is not None:
+            return found
+        try:
+            return dense.model_id()
+        except dense.EncoderError:
+            return None
 
 
 def with_earlier_law(built: Assistant) -> Assistant:
