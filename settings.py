@@ -86,6 +86,9 @@ SETTINGS: tuple[Setting, ...] = (
             "(the oldest questions go first)", low=1, high=1_000_000),
     Setting("low_confidence", "COTATI_LOW_CONFIDENCE", 0.95, float, "`assistant log --unanswered` also lists answers "
             "with a confidence under this (0 to 1)", low=0.0, high=1.0),
+    Setting("ranker", "COTATI_RANKER", True, bool, "choose answers with the ranker fitted on dev "
+            "(`assistant/data/ranker.json`: every route's and the question bank's candidates scored together); `0`: "
+            "the routes' hand order and `calibration.json` decide, and an answer read off a table opens no index"),
     Setting("reader", "COTATI_READER", True, bool, "rank running-text provisions with the reader fitted on dev "
             "(`assistant/data/reader.json`, when `python -m assistant train-reader` wrote one); `0` turns it off"),
     # Read by index/dense.py (the encoder), documented here:

@@ -26,9 +26,13 @@ from .confidence import FEATURES as ROUTE_SIGNALS
 from .types import Candidate
 
 RANKER = Path(__file__).parent / "data" / "ranker.json"
-# Answers that give a whole section or table: never the answer to a question asking for one value.
+# Answers that give a whole section: never the answer to a question asking for one value. A small
+# standards table read row by row ("How tall can a fence be?": each location's height) states the
+# measure asked wherever it applies, so it is barred only from a question asking for a permit or a body.
 WHOLE = frozenset({"section", "standards_table"})
 VALUE_TYPES = answer_type.QUANTITY_TYPES | {"permit_code", "body"}
+NOT_A_MEASURE = frozenset({"permit_code", "body"})
+DISTRICT_HEADING = re.compile(r"^(?:\d+\.\s*)?([A-Z]{2,4})\s*\(|\(([A-Z]{2,4})\)")
 ROUTES = ("permit", "standards", "standards_table", "passage", "definition", "district", "provision", "section",
           "section_title", "ordinance", "ordinance_note", "compare", "parcel", "absent", "compound", "bank")
 
@@ -112,6 +116,10 @@ def units_of(candidate: Candidate) -> frozenset[str]:
     if label:
         found.add(f"provision:{label}")
     found |= {f"section:{c.section}" for c in answer.citations}
+    if answer.route == "district":  # its printed paragraph opens with the district's symbol
+        heading = DISTRICT_HEADING.search(answer.first_line)
+        if heading:
+            found.add(f"district:{heading.group(1) or heading.group(2)}")
     return frozenset(found)
 
 
@@ -161,6 +169,9 @@ def features(candidate: Candidate, asked: str, votes: Sequence, hit_sections: Se
     rank = next((i for i, s in enumerate(hit_sections) if s in sections), None)
     feats["hit_recip"] = 1.0 / (1.0 + rank) if rank is not None else 0.0
     feats["agreeing"] = float(sum(1 for o in others if o is not candidate and sections_of(o) & sections))
+    # Other proposers (a route, the bank's unit) that arrived at the very same statement.
+    lead = answer.first_line
+    feats["same_statement"] = float(sum(1 for o in others if o is not candidate and o.answer.first_line == lead))
     feats["candidates"] = float(len(others))
     feats["whole"] = float(answer.route in WHOLE)
     if query is not None:
@@ -197,8 +208,14 @@ def named_features(candidate: Candidate, query, sections: frozenset[str]) -> dic
 
 
 def admissible(candidate: Candidate, asked: str) -> bool:
-    """A whole section or table never answers a question that asks for one value."""
-    return not (candidate.answer.route in WHOLE and asked in VALUE_TYPES)
+    """A whole section never answers a question that asks for one value, nor a whole table one that
+    asks for a permit or a deciding body."""
+    route = candidate.answer.route
+    if route == "section":
+        return asked not in VALUE_TYPES
+    if route == "standards_table":
+        return asked not in NOT_A_MEASURE
+    return True
 
 
 def order_key(scored: tuple[float, Candidate]) -> tuple:

@@ -71,7 +71,7 @@ def decided(query: Query, res: Resources, previous: str = "") -> Answer:
     """The answer to one understood question: ranked when a fitted ranker is loaded (``choose``) and
     the index's model is the one it was fitted with (its similarities mean what they meant then),
     else the first route's candidate of the type asked, calibrated (the hand order)."""
-    if res.ranker is None or not res.model_comparable():
+    if res.ranker is None or not res.ranker_applies():
         return calibrated(query, interpreted(query, routed(query, res), res, previous), res)
     return ranked(query, res, previous)
 

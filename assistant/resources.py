@@ -111,6 +111,7 @@ class Resources:
         self._units = None
         self._unit_by_id: dict = {}
         self._last_votes = None
+        self._ranker_applies = None  # ranker_applies(), on first use
         # Typos are corrected only towards words the vocabulary or the corpus itself uses, so a
         # word the code prints ("nonresidential") is never "corrected" to another ("residential").
         known = tables.row_words() | {word for word in corpus.idf if word.isalpha()}
@@ -215,6 +216,23 @@ class Resources:
         if encoder is None or (fitted and getattr(encoder, "model_id", None) != fitted):
             return None
         return encoder
+
+    def ranker_applies(self) -> bool:
+        """Whether the index will embed with the model the ranker was fitted with: the settings' model
+        (identified without loading it or opening the index; an index of another model is rebuilt
+        with it when opened) against the fitted one."""
+        if self._ranker_applies is None:
+            fitted = self.ranker.fitted_on.get("model") if self.ranker is not None else None
+            if not fitted:
+                self._ranker_applies = self.model_comparable()
+            else:
+                from index import dense
+
+                try:
+                    self._ranker_applies = dense.model_id() == fitted
+                except dense.EncoderError:
+                    self._ranker_applies = False
+        return self._ranker_applies
 
     def model_comparable(self) -> bool:
         """Whether the meaning signals mean what the calibration was fitted on (``comparable_encoder``

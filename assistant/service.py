@@ -192,7 +192,7 @@ def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path |
     open_searcher = IndexOpener(index_dir, progress)
     calibration = confidence_mod.load() if calibrated else confidence_mod.UNCALIBRATED
     fitted_reader = reader_mod.load() if settings.value("reader", reader) else None
-    fitted_ranker = choose.load() if calibrated else None
+    fitted_ranker = choose.load() if calibrated and settings.value("ranker") else None
     built = _assistant(derived.sections, documents, as_of, open_searcher, calibration, fitted_reader,
                        None if as_of else derived, fitted_ranker)
     return built if as_of else with_earlier_law(built)
@@ -212,20 +212,11 @@ class IndexOpener:
         return open_index(self.index_dir, progress=self.progress)
 
     def model_id(self) -> str | None:
-        """The model of a fresh index (its encoder has this id), checked as opening checks it; for an
-        index that is missing or stale, the model opening it will build it with (the settings' model,
-        identified without loading it). None when that cannot be told: the caller opens it then, which
-        rebuilds it or says why."""
-        from index import dense
+        """The model of a fresh index (its encoder has this id), checked as opening checks it; None when
+        the index is missing, stale or damaged: the caller opens it then, which rebuilds it or says why."""
         from index.search import fresh_model
 
-        found = fresh_model(self.index_dir)
-        if found is not None:
-            return found
-        try:
-            return dense.model_id()
-        except dense.EncoderError:
-            return None
+        return fresh_model(self.index_dir)
 
 
 def with_earlier_law(built: Assistant) -> Assistant:

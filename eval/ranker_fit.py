@@ -291,8 +291,10 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(json.dumps(report, indent=1))
     if args.write:
+        from index import dense
+
         final = replace(ranker, settings=replace(settings, threshold=threshold),
-                        fitted_on={"dev": report["dev_cross_validated_at_holdout_point"],
+                        fitted_on={"model": dense.model_id(), "dev": report["dev_cross_validated_at_holdout_point"],
                                    "holdout": report["holdout_at_its_point"],
                                    "holdout_halves_swapped": swapped, "folds": args.folds})
         RANKER.write_text(json.dumps(final.to_json(), indent=1) + "\n", encoding="utf-8")

@@ -28,12 +28,12 @@ CHECKS = {
     # Table 2-2 (000): "Animal keeping S S S S S S S 17.42.040"
     "Can I keep chickens?": lambda a: all(v == "S" for (t, r, _), v in _cells(a).items() if r == "Animal keeping")
     and len(_cells(a)) == 7 and "17.42.040" in a.answer,
-    # Table 3-2 (001): heights by location of the fence
-    "How tall can a fence be?": lambda a: {c["table"] for c in a.lookups} == {"3-2"} and "42 in." in a.first_line
-    and "8 ft." in a.first_line,
-    # 17.20.030 (003): "TOC (Transit Oriented Community) Zoning District."
-    "What is the TOC district?": lambda a: "Transit Oriented Community" in a.first_line
-    and any(c.section == "17.20.030" for c in a.citations),
+    # Table 3-2 (001): "Within front or street side setback: Solid wall, hedge, or fencing 42 in."
+    "How tall can a fence be in a front yard?": lambda a: {c["table"] for c in a.lookups} == {"3-2"}
+    and "42 in." in a.first_line,
+    # Table 2-18 (002), the TOC district's own standards: "Maximum height 45 ft.; 55 ft. with use permit"
+    "How tall can a building be in the TOC district?": lambda a: {c["table"] for c in a.lookups} == {"2-18"}
+    and "45 ft." in a.first_line,
 }
 
 

@@ -8,8 +8,11 @@ the builtin backend ranks such ties by chunk id, the engine in an order of its o
 in each build of a shard) before its RRF fuses the lists, so tied chunks can swap fused places. An answer that depends on that order is allowed
 to differ only in what such a swap can change (the "Nearest sections" of a decline, the hit rank
 and confidence of a passage) and never in whether it answers, by which route, its direct answer or
-its citations. The test set is read in aggregate only: its differing questions are counted, never
-printed.
+its citations. The ranker (assistant/choose.py) reads every answer's retrieval (hit ranks, dense
+scores), so an answer's confidence alone may move by float noise between the two engines: a
+difference in confidence of at most CONFIDENCE_NOISE and nothing else is allowed and not counted
+against MAX_CHANGED. The test set is read in aggregate only: its differing questions are counted,
+never printed.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ MAX_CHANGED = 0.01  # at most 1% of answers (and always one) may differ at all, 
 # assistant answering twice); a difference in ranking shows on any fifth
 SAMPLE = 5
 KEPT = ("abstained", "route", "citations", "lookups", "clarify", "interpretation")
+CONFIDENCE_NOISE = 0.05  # a confidence-only difference this small is the engines' float noise, not a changed answer
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +69,14 @@ def _scores(searcher, items):
     pairs = [([h.section for h in searcher.search(i.question, k=MRR_K)], i.expected_sections)
              for i in items if not i.abstain]
     return recall_at_k(pairs, RECALL_K), mrr_at_k(pairs, MRR_K)
+
+
+def _confidence_noise(a: dict, b: dict) -> bool:
+    """Only the confidence differs, and by no more than CONFIDENCE_NOISE (signals move with it)."""
+    differing = {k for k in a if a[k] != b.get(k)}
+    if not differing <= {"confidence", "signals"} or a.get("confidence") is None or b.get("confidence") is None:
+        return False
+    return abs(a["confidence"] - b["confidence"]) <= CONFIDENCE_NOISE
 
 
 @pytest.mark.parametrize("name", ["dev", "test"])
@@ -122,9 +134,11 @@ def test_the_assistant_answers_alike_on_both_backends(searchers, gold, edge_dir,
     changed = [(q, builtin[q], edge[q]) for q in builtin if builtin[q] != edge[q]]
     print(f"{name}: {len(builtin)} of {len(questions)} answers searched the index; {len(changed)} differ")
     for q, a, b in changed if name == "dev" else ():  # test items are never shown
-        print(f"differs: {q!r}: {sorted(k for k in a if a[k] != b.get(k))}")
+        print(f"differs: {q!r}: {sorted(k for k in a if a[k] != b.get(k))} "
+              f"confidence {a.get('confidence')} / {b.get('confidence')}")
     allowed = [_allowed(a, b) for _, a, b in changed]
     assert all(allowed), [q for (q, _, _), ok in zip(changed, allowed) if not ok] if name == "dev" else allowed.count(False)
+    changed = [(q, a, b) for q, a, b in changed if not _confidence_noise(a, b)]
     # one is always allowed: each build of a shard orders equal scores its own way, and a set of 86 would
     # otherwise allow none
     assert len(changed) <= max(1.0, MAX_CHANGED * len(questions)), len(changed)

@@ -4,6 +4,7 @@ otherwise (said once), loaded only when a question needs meaning; answers identi
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -100,6 +101,8 @@ HEAVY = ("torch", "sentence_transformers", "transformers", "onnxruntime", "faiss
     ("17.44.065", "section"),
 ])
 def test_a_permit_or_section_answer_loads_no_model_and_no_faiss(real_index, question, route):
+    """Under the routes' hand order (COTATI_RANKER=0). The ranker reads the question bank and the
+    search for every candidate, so with it every answer embeds the question."""
     assert "query_encoder" in real_index.manifest
     code = (
         "import json, sys\n"
@@ -107,7 +110,8 @@ def test_a_permit_or_section_answer_loads_no_model_and_no_faiss(real_index, ques
         f"answer = load_assistant().ask({question!r})\n"
         f"print(json.dumps([answer.route, sorted(m for m in {HEAVY!r} if m in sys.modules)]))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+                         env={**os.environ, "COTATI_RANKER": "0"})
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [route, []], out.stderr
 
 
@@ -115,7 +119,8 @@ def test_a_permit_or_section_answer_loads_no_model_and_no_faiss(real_index, ques
 def test_a_permit_answer_from_the_table_alone_opens_no_index(real_index):
     """The calibration's model check reads a fresh index's model id from its manifest, checked as opening
     checks it (service.IndexOpener), instead of loading the index, and says what the opened index's
-    encoder then says. (A damaged index is still opened, and reported: test_one_line_errors.)"""
+    encoder then says, under the routes' hand order (COTATI_RANKER=0). (A damaged index is still
+    opened, and reported: test_one_line_errors.)"""
     code = (
         "import json\n"
         "from assistant import load_assistant\n"
@@ -125,7 +130,8 @@ def test_a_permit_answer_from_the_table_alone_opens_no_index(real_index):
         "unopened, declared = res._searcher is None, res.model_comparable()\n"
         "print(json.dumps([answer.route, answer.confidence, unopened, declared, res.comparable_encoder() is not None]))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+                         env={**os.environ, "COTATI_RANKER": "0"})
     route, confidence, unopened, declared, opened = json.loads(out.stdout.strip().splitlines()[-1])
     assert route == "permit" and confidence is not None and unopened and declared is opened is True, out.stderr
 

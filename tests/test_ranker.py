@@ -31,7 +31,9 @@ def test_ties_break_by_route_name_not_by_listing_order():
 
 def test_a_whole_section_never_answers_a_value_question():
     assert not choose.admissible(_candidate("section"), "length")
+    assert not choose.admissible(_candidate("section"), "permit_code")
     assert not choose.admissible(_candidate("standards_table"), "permit_code")
+    assert choose.admissible(_candidate("standards_table"), "length")  # each location's height: the measure asked
     assert choose.admissible(_candidate("section"), "section_text")
     assert choose.admissible(_candidate("standards"), "length")
 

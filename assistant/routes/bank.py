@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .. import answer_type
+from ..interpretation import interpretation_of
 from ..resources import Resources
 from ..types import Candidate, Query
 from ..unit_answers import compose_unit
@@ -44,7 +45,9 @@ def candidates(query: Query, res: Resources, k: int = 10, units: int = 3) -> lis
         runner = next((v.similarity for v in votes if v.unit != vote.unit), 0.0)
         signals = {"bank_similarity": vote.similarity, "bank_margin": vote.similarity - runner,
                    "bank_support": vote.support, "bank_entries": float(vote.entries), "bank_place": float(place)}
-        interpretation = {**answer.interpretation, "unit": unit.id, "bank_question": vote.nearest}
+        # The reading of the question is the asker's (its uses and districts), as any route's answer has it.
+        base = answer.interpretation or interpretation_of(query, answer, res.vocabulary)
+        interpretation = {**base, "unit": unit.id, "bank_question": vote.nearest}
         found.append(Candidate(given_type(unit, answer), replace(answer, signals={**answer.signals, **signals},
                                                                 interpretation=interpretation)))
     return found
