@@ -319,17 +319,20 @@ def test_browser_long_question_is_refused_whole(server, browser):
 def test_browser_citation_opens_the_section_with_the_quote_in_view(server, browser):
     from selenium.webdriver.common.by import By
 
+    from selenium.webdriver.common.keys import Keys
+
     browser.get(server)
-    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#examples button"), what="the example buttons")
-    next(b for b in browser.find_elements(By.CSS_SELECTOR, "#examples button") if "TOC" in b.text).click()
-    links = _wait(lambda: [a for a in browser.find_elements(By.CSS_SELECTOR, "#chat .turn.latest a.cite") if "17.20.030" in a.text],
-                  what="a citation of § 17.20.030")
+    box = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#question textarea"), what="the question box")[0]
+    box.send_keys("What is a woonerf?")  # a definition quoted from 17.36.100(G)
+    box.send_keys(Keys.ENTER)
+    links = _wait(lambda: [a for a in browser.find_elements(By.CSS_SELECTOR, "#chat .turn.latest a.cite") if "17.36.100" in a.text],
+                  what="a citation of § 17.36.100")
     links[0].click()
-    mark = _wait(lambda: [m for m in browser.find_elements(By.CSS_SELECTOR, "#reader .section-view[data-section='17.20.030'] mark")],
+    mark = _wait(lambda: [m for m in browser.find_elements(By.CSS_SELECTOR, "#reader .section-view[data-section='17.36.100'] mark")],
                  what="the quoted words in the reader")[0]
     _wait(lambda: _in_view(browser, mark), timeout=5, what="the quote scrolled into view")
-    assert "TOC" in mark.text or "Transit" in mark.text
-    assert "section=17.20.030" in browser.current_url and re.search(r"#q\d+$", browser.current_url)
+    assert "woonerf" in mark.text.lower()
+    assert "section=17.36.100" in browser.current_url and re.search(r"#q\d+$", browser.current_url)
     assert browser.find_elements(By.CSS_SELECTOR, "#reader .section-text .b-item, #reader .section-text .b-para")
     ARTIFACTS.mkdir(exist_ok=True)
     browser.save_screenshot(str(ARTIFACTS / "app-cited-section.png"))
