@@ -123,7 +123,9 @@ class Bank:
         if skipped:
             sims = sims.copy()
             sims[list(skipped)] = -2.0
-        top = np.argsort(-sims, kind="stable")[:k]
+        # The k nearest without sorting the whole bank; among them, by similarity then entry order.
+        near = np.argpartition(-sims, k - 1)[:k] if k < len(sims) else np.arange(len(sims))
+        top = sorted(near.tolist(), key=lambda i: (-float(sims[i]), i))
         found: dict[str, list] = {}
         for i in top:
             if sims[i] <= -1.5:
