@@ -110,7 +110,11 @@ def _merged(kept: Candidate, other: Candidate) -> Candidate:
 def scored(query: Query, res: Resources) -> tuple[list[tuple[dict, Candidate]], list[Candidate]]:
     """(features, candidate) of every admissible answer candidate, and the routes' reasoned declines."""
     if res.declined(query):
-        return [], [Candidate("decline", compose.abstain(query, [], corpus=res.corpus))]
+        try:
+            nearest = res.nearest(query)  # a decline still names where the code comes closest
+        except SearchUnavailable:
+            nearest = []
+        return [], [Candidate("decline", compose.abstain(query, nearest, corpus=res.corpus))]
     missing = absent.said(query, res)
     if missing is not None:
         return [], [Candidate("decline", missing)]
