@@ -32,12 +32,15 @@ class Entry:
     slots: dict = field(default_factory=dict, compare=False, hash=False)
     style: str = ""
     batch: str = ""
-    group: str = ""  # a dev paraphrase group (dev entries): left out when its own questions are scored
 
     def to_dict(self) -> dict:
-        found = {"question": self.question, "unit": self.unit, "slots": self.slots, "style": self.style,
-                 "batch": self.batch}
-        return {**found, "group": self.group} if self.group else found
+        return {"question": self.question, "unit": self.unit, "slots": self.slots, "style": self.style,
+                "batch": self.batch}
+
+
+def question_key(text: str) -> str:
+    """A question as the bank compares wordings: case and spacing folded."""
+    return " ".join(str(text).lower().split())
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,7 @@ def parse_entry(obj: object, where: str) -> Entry:
     style = obj.get("style", "")
     if style not in STYLES:
         raise BankError(f"{where}: style {style!r} is not one of {sorted(STYLES)}")
-    return Entry(" ".join(question.split()), unit, slots, style, str(obj.get("batch", "")), str(obj.get("group", "")))
+    return Entry(" ".join(question.split()), unit, slots, style, str(obj.get("batch", "")))
 
 
 def read_file(path: Path) -> list[Entry]:
@@ -90,7 +93,7 @@ def load(folder: Path = BANK_DIR) -> tuple[Entry, ...]:
     seen: dict[str, Entry] = {}
     for path in sorted(Path(folder).glob("*.jsonl")):
         for entry in read_file(path):
-            seen.setdefault(entry.question.lower(), entry)
+            seen.setdefault(question_key(entry.question), entry)
     return tuple(seen.values())
 
 
@@ -103,13 +106,15 @@ class Bank:
         self.entries = tuple(entries)
         self.vectors = np.asarray(vectors, dtype="float32")
         self.units = tuple(e.unit for e in self.entries)
+        self.row_of = {question_key(e.question): i for i, e in enumerate(self.entries)}
 
     def __len__(self) -> int:
         return len(self.entries)
 
-    def votes(self, query_vector, k: int, exclude_group: str = "", exclude: Iterable[int] = ()) -> list[Vote]:
+    def votes(self, query_vector, k: int, left_out: Iterable[str] = ()) -> list[Vote]:
         """The units of the ``k`` nearest entries, best first (by nearest similarity, then support).
-        ``exclude_group``: a dev paraphrase group whose own entries do not vote (scoring dev fairly)."""
+        ``left_out``: questions whose entries do not vote (a dev question's paraphrase group, or a bank
+        question itself, when it is scored)."""
         import numpy as np
 
         if not self.entries:
@@ -117,9 +122,7 @@ class Bank:
         query = np.asarray(query_vector, dtype="float32")
         query = query / max(float(np.linalg.norm(query)), 1e-9)
         sims = self.vectors @ query
-        skipped = set(exclude)
-        if exclude_group:  # a dev paraphrase group, or one bank question itself (scoring the bank's own questions)
-            skipped |= {i for i, e in enumerate(self.entries) if e.group == exclude_group or e.question == exclude_group}
+        skipped = {self.row_of[key] for key in map(question_key, left_out) if key in self.row_of}
         if skipped:
             sims = sims.copy()
             sims[list(skipped)] = -2.0
@@ -152,28 +155,21 @@ def add_entry(question: str, unit_id: str, known_units: Iterable[str], slots: di
               batch: str = "staff", folder: Path = BANK_DIR) -> Entry:
     """Add one logged question to the bank for a unit: the unit must exist, the question must be new.
     The file is rewritten whole and replaced, so a failure leaves it as it was."""
-    import os
-    import tempfile
-
     text = " ".join(str(question).split())
     if not text:
         raise BankError("the question is empty")
     if unit_id not in set(known_units):
         raise BankError(f"unit {unit_id!r} is not a unit of the loaded corpus (python -m assistant units lists them)")
-    if any(e.question.lower() == text.lower() for e in load(folder)):
+    if any(question_key(e.question) == question_key(text) for e in load(folder)):
         raise BankError(f"the bank already holds the question {text!r}")
     entry = parse_entry({"question": text, "unit": unit_id, "slots": slots or {}, "style": "logged", "batch": batch},
                         "the new entry")
+    from ingest.corpus_writes import write_atomic
+
     path = Path(folder) / LOGGED
-    old = path.read_text(encoding="utf-8") if path.is_file() else ""
-    handle, temp = tempfile.mkstemp(dir=folder, prefix=f".{LOGGED}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(old + json.dumps(entry.to_dict(), ensure_ascii=False) + "\n")
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
+        old = path.read_text(encoding="utf-8") if path.is_file() else ""
+        write_atomic(path, old + json.dumps(entry.to_dict(), ensure_ascii=False) + "\n")
     except OSError as error:
-        Path(temp).unlink(missing_ok=True)
         raise BankError(f"{path}: cannot be written ({error})") from error
     return entry

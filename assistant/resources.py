@@ -107,7 +107,9 @@ class Resources:
         self._printed = None  # the district names and tables the documents print (absent.Printed), on first use
         self._bank = None  # the question bank (assistant.bank.Bank), False when there is none; on first use
         self.bank_entries = None  # entries to use instead of the shipped bank files (eval: dev questions join)
-        self.bank_left_out = ""  # a paraphrase group whose own bank entries do not vote (scoring dev fairly)
+        self.bank_left_out: frozenset[str] = frozenset()  # questions whose bank entries do not vote (scoring dev fairly)
+        # question -> the questions of its dev paraphrase group, left out when that question is asked (eval only)
+        self.bank_left_out_by_question: dict[str, frozenset[str]] = {}
         self._units = None
         self._unit_by_id: dict = {}
         self._last_votes = None
@@ -162,9 +164,12 @@ class Resources:
             return []
         if bank is None:
             return []
-        key = (query.text, k, self.bank_left_out)
+        from .bank import question_key
+
+        left_out = self.bank_left_out or self.bank_left_out_by_question.get(question_key(query.text), frozenset())
+        key = (query.text, k, left_out)
         if self._last_votes is None or self._last_votes[0] != key:  # the route and the ranker ask in turn
-            self._last_votes = (key, bank.votes(self.searcher.query_vector(query.text), k, exclude_group=self.bank_left_out))
+            self._last_votes = (key, bank.votes(self.searcher.query_vector(query.text), k, left_out))
         return self._last_votes[1]
 
     def units(self) -> list:

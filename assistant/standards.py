@@ -112,7 +112,7 @@ class StandardsTables:
                 named = [row for _, row in rows if row.split("-")[0] == district]
                 exact = [row for row in named if row.lower() in query.text.lower()]  # "RVL-0.5"
                 for row in exact or named:
-                    entries = self._columns(key, row, query, spec)
+                    entries = self.columns_asked(key, row, query, spec)
                     several = len(self.cells[(key[0], key[1], row)]) > 1
                     yield 10.0 + len(exact), StandardsLookup(table["table"], table["section"], row, entries, district, several)
             return
@@ -132,7 +132,8 @@ class StandardsTables:
             yield score, StandardsLookup(table["table"], table["section"], row, entries, table.get("district", ""),
                                          share=len(label & wanted) / len(label))
 
-    def _columns(self, key, row, query, spec) -> tuple:
+    def columns_asked(self, key, row, query, spec) -> tuple:
+        """The row's cells in the columns the question names ("side", "rear"), else all of them."""
         entries = self.cells[(key[0], key[1], row)]
         chosen = [
             entry for entry in entries

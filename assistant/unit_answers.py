@@ -76,12 +76,11 @@ def standards(unit, query: Query, res) -> Answer | None:
     entries = res.standards.cells.get((section, table, row))
     if not entries:
         return None
-    columns = _spec()["columns"]
-    chosen = [e for e in entries if any(word in query.normalized for word in columns.get(e.cell.column, []))]
     district = spec.get("district", "") or (row.split("-")[0] if spec.get("rows_are_districts") else "")
     if district and table != unit.key["table"]:
         district = next(t.get("district", "") for t in _spec()["tables"] if t["table"] == table and t["section"] == section)
-    lookup = StandardsLookup(table, section, row, tuple(chosen or entries), district, len(entries) > 1)
+    lookup = StandardsLookup(table, section, row, res.standards.columns_asked((section, table), row, query, _spec()),
+                             district, len(entries) > 1)
     if not lookup.readable:
         return None
     return compose.standards_answer(query, lookup, res.corpus)

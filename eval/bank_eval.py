@@ -17,10 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .gold import DEFAULT_GOLD, GoldItem, load_gold
+from .gold import SETS, GoldItem, load_gold
 
-SETS = {"dev": DEFAULT_GOLD, "holdout": Path(__file__).parent / "holdout.jsonl",
-        "test": Path(__file__).parent / "test.jsonl"}
 PERMIT_TABLES = {"2-2", "2-3", "2-4", "2-2 cannabis"}
 RISK = 0.02  # the wrong-answer rate the similarity cut keeps
 
@@ -54,8 +52,20 @@ def unit_of_item(item: GoldItem, source: dict | None, units: dict, provisions: S
     return f"section:{expected}" if f"section:{expected}" in units else ""
 
 
+def dev_groups(items: Sequence[GoldItem] | None = None) -> dict[str, frozenset[str]]:
+    """Each dev question (``bank.question_key``) -> the questions of its paraphrase group (itself
+    when it has none): what is left out of the bank when that question is scored."""
+    from assistant.bank import question_key
+
+    items = load_gold(SETS["dev"]) if items is None else items
+    groups: dict[str, set[str]] = {}
+    for item in items:
+        groups.setdefault(item.group or item.id, set()).add(question_key(item.question))
+    return {question_key(i.question): frozenset(groups[i.group or i.id]) for i in items}
+
+
 def dev_entries(items: Sequence[GoldItem], raw: Sequence[dict], units: dict, res) -> list:
-    """Dev questions as bank entries, each keyed to its paraphrase group (or its id)."""
+    """Dev questions as bank entries (scoring dev leaves a question's group out: ``dev_groups``)."""
     from assistant.bank import Entry
 
     provisions, definitions = res.provisions(), res.definitions
@@ -66,7 +76,7 @@ def dev_entries(items: Sequence[GoldItem], raw: Sequence[dict], units: dict, res
         uid = unit_of_item(item, obj.get("source"), units, provisions, definitions)
         if uid:
             slots = {"district": [item.column]} if item.column else {}
-            found.append(Entry(item.question, uid, slots, "dev", "dev", item.group or item.id))
+            found.append(Entry(item.question, uid, slots, "dev", "dev"))
     return found
 
 
@@ -89,10 +99,13 @@ def judge_set(items: Sequence[GoldItem], bank, vectors, res, k: int, compose_top
     from .records import parse_answer
     from .score import judge_answer
 
+    from assistant.bank import question_key
+
     units = {u.id: u for u in catalogue(res)}
+    groups = dev_groups() if own_out else {}
     judged = []
     for item, vector in zip(items, vectors):
-        votes = bank.votes(vector, k, exclude_group=(item.group or item.id) if own_out else "")
+        votes = bank.votes(vector, k, groups.get(question_key(item.question), ()))
         query = res.read(item.question)
         answer = None
         for vote in votes[:compose_top]:
@@ -138,7 +151,7 @@ DEV_BANK = Path(__file__).resolve().parent.parent / "assistant" / "data" / "bank
 
 def write_dev_bank(path: Path = DEV_BANK) -> int:
     """Dev's answerable questions with a source, each under the unit its gold names, as a bank file
-    (style "dev", its paraphrase group kept so that scoring dev leaves it out)."""
+    (style "dev"; scoring dev leaves a question's paraphrase group out, ``dev_groups``)."""
     from assistant.service import load_assistant
     from assistant.units import catalogue
 
@@ -146,9 +159,9 @@ def write_dev_bank(path: Path = DEV_BANK) -> int:
     units = {u.id: u for u in catalogue(res)}
     raw = [json.loads(line) for line in SETS["dev"].read_text(encoding="utf-8").splitlines() if line.strip()]
     entries = dev_entries(load_gold(SETS["dev"]), raw, units, res)
-    temp = path.with_suffix(".tmp")
-    temp.write_text("".join(json.dumps(e.to_dict()) + "\n" for e in entries), encoding="utf-8")
-    temp.replace(path)
+    from ingest.corpus_writes import write_atomic
+
+    write_atomic(path, "".join(json.dumps(e.to_dict(), ensure_ascii=False) + "\n" for e in entries))
     print(f"wrote {len(entries)} dev entries to {path}")
     return 0
 
@@ -160,6 +173,7 @@ def clean_bank(folder: Path | None = None, encode=None) -> dict[str, int]:
     leak distance) is dropped. Only counts are returned: nothing of a sealed question is shown."""
     from assistant import bank as bank_mod
     from assistant.vocab import load_vocabulary
+    from ingest.corpus_writes import write_atomic
 
     from .leaks import near_duplicates
 
@@ -188,12 +202,10 @@ def clean_bank(folder: Path | None = None, encode=None) -> dict[str, int]:
                 if named != districts:
                     tally["slots_fixed"] += 1
                     slots = {k: v for k, v in entry.slots.items() if k != "district"} | ({"district": named} if named else {})
-                    entry = bank_mod.Entry(entry.question, entry.unit, slots, entry.style, entry.batch, entry.group)
+                    entry = bank_mod.Entry(entry.question, entry.unit, slots, entry.style, entry.batch)
             kept.append(entry)
         tally["kept"] += len(kept)
-        temp = path.with_suffix(".tmp")
-        temp.write_text("".join(json.dumps(e.to_dict(), ensure_ascii=False) + "\n" for e in kept), encoding="utf-8")
-        temp.replace(path)
+        write_atomic(path, "".join(json.dumps(e.to_dict(), ensure_ascii=False) + "\n" for e in kept))
     return tally
 
 

@@ -22,10 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .gold import GoldItem, load_gold
+from .gold import SETS, GoldItem, load_gold
 
-DEV = Path(__file__).parent / "dev.jsonl"
-HOLDOUT = Path(__file__).parent / "holdout.jsonl"
+DEV, HOLDOUT = SETS["dev"], SETS["holdout"]
 
 
 @dataclass(frozen=True)
@@ -51,13 +50,17 @@ def judge_candidates(items: Sequence[GoldItem], res, dev: bool, progress=None) -
     from .score import judge_answer
 
     from assistant import timepoint
+    from assistant.bank import question_key
 
+    from .bank_eval import dev_groups
+
+    groups = dev_groups(items) if dev else {}
     documents = list(res.corpus.documents.values())
     judged = []
     for n, item in enumerate(items):
         if timepoint.asked_change(item.question, documents) or timepoint.asked_time(item.question, documents):
             continue  # answered by the law of another day or a document's changes (service.py): not this chooser's
-        res.bank_left_out = (item.group or item.id) if dev else ""
+        res.bank_left_out = groups.get(question_key(item.question), frozenset())
         query = res.read(item.question)
         pairs, _ = chooser.scored(query, res)
         examples = []
@@ -68,7 +71,7 @@ def judge_candidates(items: Sequence[GoldItem], res, dev: bool, progress=None) -
         judged.append(Judged(tuple(examples), item.abstain, item.group or item.id))
         if progress and n % 200 == 0:
             progress(f"{n}/{len(items)}")
-    res.bank_left_out = ""
+    res.bank_left_out = frozenset()
     return judged
 
 
@@ -112,14 +115,14 @@ def judge_bank_questions(entries, res, progress=None) -> list[Judged]:
         unit = res.unit(entry.unit)
         if unit is None:
             continue
-        res.bank_left_out = entry.question
+        res.bank_left_out = frozenset({entry.question})
         query = res.read(entry.question)
         pairs, _ = chooser.scored(query, res)
         examples = tuple(Example(n, feats, answers_unit(c, unit, entry.slots)) for feats, c in pairs)
         judged.append(Judged(examples, False, f"{entry.batch}:{entry.unit}"))
         if progress and n % 500 == 0:
             progress(f"bank {n}/{len(entries)}")
-    res.bank_left_out = ""
+    res.bank_left_out = frozenset()
     return judged
 
 
