@@ -41,6 +41,11 @@ PROBES: tuple[tuple[str, list[str]], ...] = (
 ISSUE_37: tuple[tuple[str, list[str]], ...] = (
     ("37.1 a manifest field the lock does not check", ["tests/test_manifest_law.py"]),
     ("37.2 a running app serves the old law after ingest add", ["tests/test_follow.py"]),
+    ("37.3 derived.pickle trusted on its own checksum, and a pickle",
+     ["tests/test_derived.py::test_a_forged_cell_is_not_served_and_the_records_are_derived_again",
+      "tests/test_derived.py::test_a_vouched_file_with_unknown_or_ill_fitting_records_is_derived_again",
+      "tests/test_derived.py::test_an_old_pickle_is_never_read_and_is_removed",
+      "tests/test_cache_damage.py::test_index_build_never_carries_a_pickle_forward"]),
     ("37.4 a full disk for the question log stops the app", ["tests/test_log_start.py",
                                                              "tests/test_web_surface.py::test_the_app_serves_without_a_log_it_cannot_open_saying_so_once"]),
     ("37.5 two ingest add at once lose one", ["tests/test_corpus_writers.py::test_two_adds_at_once_both_land",

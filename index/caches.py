@@ -94,3 +94,73 @@ def fsync_dir(path: Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+# -- caches the index manifest vouches for -------------------------------------------------------
+# A cache whose only checksum sits in its own header vouches for itself: whoever can edit it can
+# recompute that too (issue 37 item 3). The manifest records the sha256 of such a file with what it
+# was made from (``caches``: name -> entry); the reader trusts the file only when they agree.
+MANIFEST = "manifest.json"
+CACHES = "caches"
+
+
+@contextlib.contextmanager
+def folder_lock(path: Path):
+    """One writer of the index folder ``path`` at a time (a build, or a manifest entry added)."""
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.parent / f".{path.name}.lock", "a+") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _manifest(folder: Path) -> dict | None:
+    import json
+
+    try:
+        found = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def cache_entry(folder: Path, name: str) -> dict | None:
+    """The manifest's entry for the cache file ``name`` beside the index (its sha256 and what it was
+    made from); None when there is none."""
+    manifest = _manifest(folder)
+    caches = manifest.get(CACHES) if manifest is not None else None
+    entry = caches.get(name) if isinstance(caches, dict) else None
+    return entry if isinstance(entry, dict) else None
+
+
+def record_cache(folder: Path, name: str, entry: dict) -> bool:
+    """Record ``entry`` for the cache ``name`` in the folder's manifest (rewritten atomically, under the
+    folder's lock, so a build swapping the folder meanwhile is not overwritten); False where there is
+    no manifest or it cannot be written."""
+    import json
+    import tempfile
+
+    try:
+        with folder_lock(folder):
+            manifest = _manifest(folder)
+            if manifest is None:
+                return False
+            caches = manifest.get(CACHES) if isinstance(manifest.get(CACHES), dict) else {}
+            manifest[CACHES] = {**caches, name: entry}
+            handle, temp = tempfile.mkstemp(dir=folder, prefix=f".{MANIFEST}.", suffix=".tmp")
+            try:
+                with os.fdopen(handle, "w", encoding="utf-8") as f:
+                    json.dump(manifest, f, ensure_ascii=False, sort_keys=True, indent=1)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(temp, folder / MANIFEST)
+            finally:
+                Path(temp).unlink(missing_ok=True)
+            fsync_dir(folder)
+    except OSError:
+        return False
+    return True

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import hashlib
 import json
 import os
@@ -32,12 +31,12 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
 from . import bm25 as bm25_mod
-from .caches import fsync_dir
+from .caches import fsync_dir, folder_lock
 from . import chunks as chunks_mod
 from . import dense, tokenize, vocab
 from .corpus import corpus_hash
@@ -203,16 +202,9 @@ def load_faiss(path: Path, manifest: dict[str, Any]):
     return index
 
 
-@contextlib.contextmanager
-def build_lock(path: Path) -> Iterator[None]:
+def build_lock(path: Path):
     """One build at a time per index directory (another process waits, then finds it fresh)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.parent / f".{path.name}.lock", "a+") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
+    return folder_lock(path)
 
 
 def _clean_leftovers(path: Path) -> None:
@@ -319,7 +311,7 @@ def _build(path: Path, corpus: CorpusInput, encoder: dense.Encoder, settings: di
             elif progress:
                 progress("embed", len(chunk_list), len(chunk_list))
 
-            _carry_caches(path, tmp)
+            caches = _carry_caches(path, tmp)
             _write_chunks(tmp / CHUNKS, chunk_list)
             _write_json(tmp / TOKENS, tokens)
             dense.write_faiss(dense.build_faiss(vectors), tmp / FAISS)
@@ -345,6 +337,7 @@ def _build(path: Path, corpus: CorpusInput, encoder: dense.Encoder, settings: di
                 },
                 "files": {name: _sha256(tmp / name) for name in DATA_FILES},
                 **({"query_encoder": query_encoder} if query_encoder else {}),
+                **({"caches": caches} if caches else {}),
                 "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                 "build_seconds": round(time.perf_counter() - t0, 3),
             }
@@ -357,18 +350,30 @@ def _build(path: Path, corpus: CorpusInput, encoder: dense.Encoder, settings: di
     return manifest
 
 
-def _carry_caches(previous: Path, tmp: Path) -> None:
+def _carry_caches(previous: Path, tmp: Path) -> dict[str, Any]:
     """Keep the files other code caches beside the index (the assistant's ``sentences.npz``, keyed
     by model and text, so it checks itself) across a rebuild: the first answer after a rebuild
     then does not re-embed every sentence of the corpus. A damaged cache (its CRCs do not match)
-    is left behind, to be rebuilt: never copied forward."""
-    from .caches import cache_intact
+    is left behind, to be rebuilt: never copied forward; so is a pickle (an older version's
+    ``derived.pickle``: never read). Returns the previous manifest's ``caches`` entries of the files
+    carried whose sha256 still matches (their readers check the rest of the entry)."""
+    from .caches import CACHES, cache_intact
 
     own = {MANIFEST, *DATA_FILES, "query_encoder.onnx", "query_tokenizer.json"}
+    carried = []
     with contextlib.suppress(OSError):
         for f in previous.iterdir() if previous.is_dir() else ():
-            if f.is_file() and not f.name.startswith(".") and f.name not in own and cache_intact(f):
+            if f.is_file() and not f.name.startswith(".") and f.name not in own and f.suffix != ".pickle" \
+                    and cache_intact(f):
                 shutil.copy2(f, tmp / f.name)
+                carried.append(f.name)
+    try:
+        entries = read_manifest(previous).get(CACHES, {}) if carried else {}
+    except IndexStoreError:
+        return {}
+    entries = entries if isinstance(entries, dict) else {}
+    return {name: entry for name, entry in entries.items()
+            if name in carried and isinstance(entry, dict) and entry.get("sha256") == _sha256(tmp / name)}
 
 
 def _query_encoder(previous: Path, tmp: Path, encoder: dense.Encoder, progress: Progress | None) -> dict[str, Any] | None:

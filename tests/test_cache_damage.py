@@ -68,3 +68,41 @@ def test_the_query_vector_cache_survives_damage(tmp_path):
     cache.add(["a"], np.ones((1, 3), dtype="float32"))
     _truncate(path)
     assert VectorCache(path, "k").get(["a"]) == {}
+
+
+def test_index_build_never_carries_a_pickle_forward(tmp_path):
+    # issue 37 item 3: an older version's derived.pickle is never read, so never kept either
+    previous, new = tmp_path / "old", tmp_path / "new"
+    previous.mkdir(), new.mkdir()
+    (previous / "derived.pickle").write_bytes(b'{"key": "k"}\n\x80\x05N.')
+    _good(previous, "sentences.npz")
+    assert _carry_caches(previous, new) == {}
+    assert sorted(p.name for p in new.iterdir()) == ["sentences.npz"]
+
+
+def test_a_rebuilt_index_keeps_the_manifest_entry_of_a_cache_it_carries(tmp_path):
+    # the manifest vouches for derived.json; a rebuild copies the file and the entry together, and
+    # drops the entry of a file that changed since it was recorded
+    import json
+
+    from assistant import derived
+    from conftest_index import corpus, open_fake
+    from index.caches import cache_entry
+
+    folder = tmp_path / "index"
+    open_fake(folder)
+    records = derived.Derived(sections=(), cells=(), provisions=(), idf={"a": 1.0})
+    assert derived.save(folder, "k", records)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["key"] = "stale"  # any reason to rebuild
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    open_fake(folder, corpus=corpus())
+    assert json.loads((folder / "manifest.json").read_text())["key"] != "stale"
+    assert derived.load(folder, "k") == records and cache_entry(folder, derived.CACHE_FILE)
+
+    (folder / derived.CACHE_FILE).write_bytes(b"{}")  # changed after it was recorded
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["key"] = "stale"
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    open_fake(folder, corpus=corpus())
+    assert cache_entry(folder, derived.CACHE_FILE) is None and derived.load(folder, "k") is None
