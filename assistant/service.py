@@ -185,9 +185,14 @@ def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path |
 
     folder = Path(corpus_dir) if corpus_dir else default_corpus_dir()
     documents = load_manifest(folder)
+    where = Path(index_dir).expanduser() if index_dir else settings.default_index_dir()
+    if not corpus_dir and not (where / "manifest.json").is_file():  # a fresh clone: the shipped index, if it fits
+        from index.prebuilt import install_if_missing
+
+        install_if_missing(where)
     # The sections, cells and provisions come from the file beside the index when it matches the
     # corpus and ingest code: parsing them again was most of a cold answer (issue 25).
-    derived = derived_mod.load_or_derive(folder, Path(index_dir).expanduser() if index_dir else settings.default_index_dir())
+    derived = derived_mod.load_or_derive(folder, where)
 
     open_searcher = IndexOpener(index_dir, progress)
     calibration = confidence_mod.load() if calibrated else confidence_mod.UNCALIBRATED

@@ -74,6 +74,10 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--no-build", action="store_true", help="fail instead of building a missing or stale index")
     i = sub.add_parser("info", parents=[common], help="print the manifest and whether the index is fresh")
     i.add_argument("--json", action="store_true")
+    r = sub.add_parser("prebuilt", help="refresh the shipped prebuilt index of the bundled corpus (index/prebuilt), "
+                                        "or --check it")
+    r.add_argument("--check", action="store_true", help="only say whether it is current (exit 1 when stale)")
+    r.add_argument("--warm", metavar="DIR", help=argparse.SUPPRESS)  # the refresh's own warm-up process
     return p
 
 
@@ -133,6 +137,8 @@ def _main(argv: list[str] | None) -> int:
             return 0
         if args.command == "info":
             return _info(args)
+        if args.command == "prebuilt":
+            return _prebuilt(args)
         bar = _Bar(enabled=sys.stderr.isatty())
         searcher = search_mod.open_index(args.index_dir, build_if_missing=not args.no_build, model=args.model, progress=bar,
                                          backend=args.backend)
@@ -158,6 +164,37 @@ def _main(argv: list[str] | None) -> int:
             first = " ".join(h.text.split())[:160]
             mark = "*" if h.direct else " "
             print(f"{h.rank:>2}{mark} {h.score:8.4f}  {h.section:<16} doc {h.document}  {h.title[:50]}\n      {first}")
+    return 0
+
+
+def _prebuilt(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from . import prebuilt
+
+    if args.warm:
+        prebuilt.warm(Path(args.warm))
+        return 0
+    if args.check:
+        why = prebuilt.problem()
+        if why:
+            return _error(f"{prebuilt.PREBUILT}: stale ({why}); refresh it with `{prebuilt.REFRESH}`", 1)
+        print(f"{prebuilt.PREBUILT}: current", file=sys.stderr)
+        return 0
+    from ingest import IngestError
+    from ingest.integrity import check_corpus
+
+    try:
+        check_corpus()
+    except IngestError as e:
+        return _error(str(e), 1)
+    bar = _Bar(enabled=sys.stderr.isatty())
+    try:
+        record = prebuilt.refresh(progress=bar)
+    finally:
+        bar.close()
+    size = sum((prebuilt.PREBUILT / name).stat().st_size for name in (*record["files"], prebuilt.RECORD))
+    print(f"wrote {prebuilt.PREBUILT}: {len(record['files']) + 1} files, {size / 1e6:.1f} MB", file=sys.stderr)
     return 0
 
 

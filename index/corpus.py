@@ -84,13 +84,13 @@ def _hash_tree(h: "hashlib._Hash", root: Path, patterns: tuple[str, ...]) -> Non
 
 
 def source_fingerprint() -> str:
-    """Hash of the default corpus folder and the ingest package (code + data)."""
+    """Hash of the default corpus folder's files and the ingest package (code + data)."""
     import ingest
     from ingest.manifest import default_corpus_dir
 
     h = hashlib.sha256()
     corpus_dir = Path(default_corpus_dir())
-    h.update(str(corpus_dir.resolve()).encode())
+    # the files, not where they are: a clone elsewhere (and the shipped prebuilt index) has the same
     if corpus_dir.is_dir():
         _hash_tree(h, corpus_dir, ("*",))
     _hash_tree(h, Path(ingest.__file__).resolve().parent, ("*.py", "*.json", "*.txt"))

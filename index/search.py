@@ -8,6 +8,7 @@ section or table the query names by number ("17.44.065", "Table 3-7").
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from pathlib import Path
@@ -302,6 +303,10 @@ def _open(
                 reason = e.reason
         if not build_if_missing:
             raise IndexStoreError(path, f"{reason}; build it with `python -m index build`")
+        if given is None and _installed_prebuilt(path, spec):
+            check = store.check_index(path, settings, fingerprint=fingerprint)
+            if check.ok:
+                return Searcher(path, store.load_files(path, check.manifest, dense_index=False), spec, time.perf_counter() - t0)
         if given is None:
             from .corpus import default_corpus
 
@@ -315,6 +320,18 @@ def _open(
         if not check.ok:
             raise IndexStoreError(path, f"just built but {check.reason}")
         return Searcher(path, store.load_files(path, check.manifest, dense_index=False), spec, time.perf_counter() - t0)
+
+
+def _installed_prebuilt(path: Path, spec: str) -> bool:
+    """The shipped prebuilt index put at ``path`` instead of a build, when it is what a build would
+    write now (``index.prebuilt``); False (build as before) otherwise."""
+    from . import prebuilt
+
+    try:
+        return prebuilt.install(path, spec) == ""
+    except Exception as e:  # noqa: BLE001 - an optimisation: the index is then built as before
+        print(f"note: the prebuilt index was not used ({type(e).__name__}: {e})", file=sys.stderr)
+        return False
 
 
 def build(
