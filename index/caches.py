@@ -105,13 +105,14 @@ CACHES = "caches"
 
 
 @contextlib.contextmanager
-def folder_lock(path: Path):
-    """One writer of the index folder ``path`` at a time (a build, or a manifest entry added)."""
+def folder_lock(path: Path, wait: bool = True):
+    """One writer of the index folder ``path`` at a time (a build, or a manifest entry added).
+    ``wait=False``: ``BlockingIOError`` at once when another holds it."""
     import fcntl
 
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.parent / f".{path.name}.lock", "a+") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+        fcntl.flock(f, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
         try:
             yield
         finally:

@@ -173,46 +173,55 @@ def _onnx_version() -> str:
         return ""
 
 
-def install(path: Path, model: str | None = None, folder: Path = PREBUILT) -> str:
+def install(path: Path, model: str | None = None, folder: Path = PREBUILT, wait: bool = True) -> str:
     """Put the prebuilt index at ``path`` when it fits (``problem``) and ``path`` holds no usable index;
-    "" when done, else why not (then the index is built as before). Atomic, as a build is."""
+    "" when done, else why not (then the index is built as before). Atomic, as a build is.
+    ``wait=False``: not while another process builds there (say so and leave it to that build)."""
+    from .caches import folder_lock
     from .corpus import source_fingerprint
 
     if not (folder / RECORD).is_file():
         return "no prebuilt index"
+    why = problem(model, folder)  # before the lock: another model or corpus never waits for a build
+    if why:
+        return why
     settings = _settings(model)
-    with store.build_lock(path):
-        if store.check_index(path, settings, fingerprint=source_fingerprint()).ok:
-            return ""  # another process put it there meanwhile
-        why = problem(model, folder)
-        if why:
-            return why
-        weights = _model_weights(model)
-        if weights is None:
-            return "the model has no model.safetensors to put the ONNX export together from"
-        if path.exists() and (not path.is_dir() or (any(path.iterdir()) and not (path / store.MANIFEST).exists())):
-            return "the index folder holds something else"  # the build then says so in its own words
-        tmp = path.parent / f".{path.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        tmp.mkdir(parents=True)
-        try:
-            manifest = json.loads((folder / store.MANIFEST).read_text(encoding="utf-8"))
-            export = assemble((folder / SKELETON).read_bytes(),
-                              json.loads((folder / RECORD).read_text(encoding="utf-8"))["splices"],
-                              _safetensors(weights))
-            if _sha256_bytes(export) != manifest["query_encoder"]["sha256"][ONNX]:
-                return "the installed model's weights do not give the shipped export"
-            (tmp / ONNX).write_bytes(export)
-            for name in (*store.DATA_FILES, TOKENIZER, *CACHES):
-                shutil.copyfile(folder / name, tmp / name)
-            manifest["installed"] = {"from": "index/prebuilt", "at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-            store._write_json(tmp / store.MANIFEST, manifest)  # last: a manifest means a complete index
-            store.fsync_dir(tmp)
-            store._swap_into_place(tmp, path)
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            return f"cannot install it ({type(e).__name__}: {e})"
-        finally:
-            if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        with folder_lock(path, wait=wait):
+            return _install_locked(path, model, folder, settings, source_fingerprint())
+    except BlockingIOError:
+        return "another process is building the index there"
+
+
+def _install_locked(path: Path, model: str | None, folder: Path, settings: dict[str, Any], fingerprint: str) -> str:
+    if store.check_index(path, settings, fingerprint=fingerprint).ok:
+        return ""  # another process put it there meanwhile
+    weights = _model_weights(model)
+    if weights is None:
+        return "the model has no model.safetensors to put the ONNX export together from"
+    if path.exists() and (not path.is_dir() or (any(path.iterdir()) and not (path / store.MANIFEST).exists())):
+        return "the index folder holds something else"  # the build then says so in its own words
+    tmp = path.parent / f".{path.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    tmp.mkdir(parents=True)
+    try:
+        manifest = json.loads((folder / store.MANIFEST).read_text(encoding="utf-8"))
+        export = assemble((folder / SKELETON).read_bytes(),
+                          json.loads((folder / RECORD).read_text(encoding="utf-8"))["splices"],
+                          _safetensors(weights))
+        if _sha256_bytes(export) != manifest["query_encoder"]["sha256"][ONNX]:
+            return "the installed model's weights do not give the shipped export"
+        (tmp / ONNX).write_bytes(export)
+        for name in (*store.DATA_FILES, TOKENIZER, *CACHES):
+            shutil.copyfile(folder / name, tmp / name)
+        manifest["installed"] = {"from": "index/prebuilt", "at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        store._write_json(tmp / store.MANIFEST, manifest)  # last: a manifest means a complete index
+        store.fsync_dir(tmp)
+        store._swap_into_place(tmp, path)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        return f"cannot install it ({type(e).__name__}: {e})"
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
     return ""
 
 
@@ -224,7 +233,7 @@ def install_if_missing(index_dir: str | os.PathLike[str] | None = None) -> bool:
     if (path / store.MANIFEST).is_file() or not (PREBUILT / RECORD).is_file():
         return False
     try:
-        return install(path) == ""
+        return install(path, wait=False) == ""  # a build under way: the index opener waits for it, not this
     except Exception as e:  # noqa: BLE001 - an optimisation: the index is then built as before
         print(f"note: the prebuilt index was not used ({type(e).__name__}: {e})", file=sys.stderr)
         return False

@@ -140,3 +140,15 @@ def test_other_weights_do_not_give_the_export(tmp_path):
     _safetensors(other, {"layer.weight": np.zeros((3, 4), "float32")})
     with pytest.raises(ValueError):
         prebuilt.skeleton(onnx_path, other)  # an initializer that is no tensor of the model
+
+
+def test_a_build_under_way_is_not_waited_for_before_the_first_answer(tmp_path):
+    # load_assistant puts the copy in place before reading the derived records: it never waits on a
+    # build another process holds the folder for (the index opener waits for that build instead)
+    import fcntl
+
+    with open(tmp_path / ".index.lock", "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        assert prebuilt.install(tmp_path / "index", wait=False) == "another process is building the index there"
+        assert not prebuilt.install_if_missing(tmp_path / "index")
+    assert not (tmp_path / "index").exists()
