@@ -267,10 +267,6 @@ def refresh(folder: Path = PREBUILT, progress=None) -> dict[str, Any]:
         missing = [name for name in SHIPPED if not (built / name).is_file()]
         if missing:
             raise store.IndexBuildError(f"{built}: the warm-up left no {', '.join(missing)}")
-        manifest = json.loads((built / store.MANIFEST).read_text(encoding="utf-8"))
-        for key in ("built_at", "build_seconds"):  # a refresh that changes nothing changes no file
-            manifest.pop(key, None)
-        store._write_json(built / store.MANIFEST, manifest)
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
         for name in SHIPPED:
