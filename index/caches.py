@@ -138,12 +138,27 @@ def cache_entry(folder: Path, name: str) -> dict | None:
     return entry if isinstance(entry, dict) else None
 
 
+def replace_file(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data``: a temporary file beside it, fsynced, then renamed (``OSError``
+    when that cannot be done; no temporary file is left)."""
+    import tempfile
+
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+    finally:
+        Path(temp).unlink(missing_ok=True)
+
+
 def record_cache(folder: Path, name: str, entry: dict) -> bool:
     """Record ``entry`` for the cache ``name`` in the folder's manifest (rewritten atomically, under the
     folder's lock, so a build swapping the folder meanwhile is not overwritten); False where there is
     no manifest or it cannot be written."""
     import json
-    import tempfile
 
     try:
         with folder_lock(folder):
@@ -152,15 +167,7 @@ def record_cache(folder: Path, name: str, entry: dict) -> bool:
                 return False
             caches = manifest.get(CACHES) if isinstance(manifest.get(CACHES), dict) else {}
             manifest[CACHES] = {**caches, name: entry}
-            handle, temp = tempfile.mkstemp(dir=folder, prefix=f".{MANIFEST}.", suffix=".tmp")
-            try:
-                with os.fdopen(handle, "w", encoding="utf-8") as f:
-                    json.dump(manifest, f, ensure_ascii=False, sort_keys=True, indent=1)
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.replace(temp, folder / MANIFEST)
-            finally:
-                Path(temp).unlink(missing_ok=True)
+            replace_file(folder / MANIFEST, json.dumps(manifest, ensure_ascii=False, sort_keys=True, indent=1).encode())
             fsync_dir(folder)
     except OSError:
         return False
