@@ -16,9 +16,12 @@ from pathlib import Path
 
 BANK_DIR = Path(__file__).parent / "data" / "bank"
 CACHE_NAME = "bank.npz"  # the entries' vectors, beside the index (keyed by model and questions)
-STYLES = frozenset({"resident", "staff_memo", "keywords", "typo", "long_story", "yes_no", "wrong_premise", "jargon",
-                    "dev", "logged"})
+STYLES = frozenset({"resident", "formal", "staff_memo", "keywords", "typo", "long_story", "yes_no", "wrong_premise",
+                    "jargon", "unit_conversion", "dev", "logged"})
 SLOT_NAMES = frozenset({"district", "use", "numbers"})
+# Not a unit: a question the loaded documents do not answer (dev's declined questions). Its vote says
+# so to the ranker; nothing is ever composed from it.
+DECLINE = "decline:not_answered"
 
 
 class BankError(ValueError):

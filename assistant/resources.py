@@ -146,7 +146,7 @@ class Resources:
             from . import bank as bank_mod
 
             entries = tuple(self.bank_entries if self.bank_entries is not None else bank_mod.load())
-            known = {u.id for u in self.units()}
+            known = {u.id for u in self.units()} | {bank_mod.DECLINE}
             entries = tuple(e for e in entries if e.unit in known)  # a unit the loaded corpus lacks: no vote
             cache = bank_mod.CACHE_NAME if self.bank_entries is None else "bank_eval.npz"  # keep the shipped cache
             vectors = self._vectors([e.question for e in entries], cache) if entries else None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,9 +30,9 @@ def unit_of_item(item: GoldItem, source: dict | None, units: dict, provisions: S
     expected = item.expected_sections[0] if item.expected_sections else ""
     if item.table and item.row:
         table = item.table.replace("Table ", "").lower()  # "Table 2-2 Cannabis" -> "2-2 cannabis"
-        for uid in (f"permit_row:{table}:{item.row}", f"standards:{table}@{expected}:{item.row}"):
-            if uid in units:
-                return uid
+        found = row_unit(table, expected, item.row, units)
+        if found:
+            return found
     if item.category == "section_lookup" and f"section:{expected}" in units:
         return f"section:{expected}"
     if item.category == "district" and item.column and f"district:{item.column}" in units:
@@ -52,6 +53,29 @@ def unit_of_item(item: GoldItem, source: dict | None, units: dict, provisions: S
     return f"section:{expected}" if f"section:{expected}" in units else ""
 
 
+def _row_key(label: str) -> str:
+    """A row label as gold and the tables both print it: dashes, case and spacing folded."""
+    return " ".join(re.sub(r"\s*[-–—]+\s*", " - ", label.lower()).split())
+
+
+def row_unit(table: str, section: str, row: str, units: dict) -> str:
+    """The table row's unit: the same label with dashes and case folded, else the row whose label ends
+    gold's (gold prints a row under its group, "Schools - Kindergarten and nursery schools", where the
+    table's row is "Kindergarten and nursery schools"), else the one row that begins with it; "" when none."""
+    prefixes = (f"permit_row:{table}:", f"standards:{table}@{section}:")
+    rows = {uid: _row_key(uid.split(":", 2)[2]) for uid in units if uid.startswith(prefixes)}
+    wanted = _row_key(row)
+    exact = sorted(uid for uid, key in rows.items() if key == wanted)
+    if exact:
+        return exact[0]
+    ends = sorted((uid for uid, key in rows.items() if wanted.endswith(" - " + key)), key=lambda u: (-len(rows[u]), u))
+    if ends:
+        return ends[0]
+    # Gold's label cut short of the table's ("Personal or Caregiver Cultivation (inside ...)"): when one row begins so.
+    starts = [uid for uid, key in rows.items() if key.startswith(wanted)]
+    return starts[0] if len(starts) == 1 else ""
+
+
 def dev_groups(items: Sequence[GoldItem] | None = None) -> dict[str, frozenset[str]]:
     """Each dev question (``bank.question_key``) -> the questions of its paraphrase group (itself
     when it has none): what is left out of the bank when that question is scored."""
@@ -65,13 +89,15 @@ def dev_groups(items: Sequence[GoldItem] | None = None) -> dict[str, frozenset[s
 
 
 def dev_entries(items: Sequence[GoldItem], raw: Sequence[dict], units: dict, res) -> list:
-    """Dev questions as bank entries (scoring dev leaves a question's group out: ``dev_groups``)."""
-    from assistant.bank import Entry
+    """Dev questions as bank entries (scoring dev leaves a question's group out: ``dev_groups``); a
+    question gold declines is an entry of ``bank.DECLINE``."""
+    from assistant.bank import DECLINE, Entry
 
     provisions, definitions = res.provisions(), res.definitions
     found = []
     for item, obj in zip(items, raw):
         if item.abstain:
+            found.append(Entry(item.question, DECLINE, {}, "dev", "dev"))
             continue
         uid = unit_of_item(item, obj.get("source"), units, provisions, definitions)
         if uid:
@@ -238,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     assistant = load_assistant()
     res = assistant.resources
     units = {u.id: u for u in catalogue(res)}
-    entries = [e for e in bank_mod.load() if e.unit in units
+    entries = [e for e in bank_mod.load() if (e.unit in units or e.unit == bank_mod.DECLINE)
                and not (args.no_dev_bank and e.style == "dev") and not (args.no_written_bank and e.style != "dev")]
     vectors = res._vectors([e.question for e in entries], "bank_eval.npz")
     bank = bank_mod.Bank(entries, [vectors.vectors[vectors.row[e.question]] for e in entries])

@@ -51,6 +51,42 @@ def test_features_read_agreement_with_the_bank_and_retrieval():
     assert feats["agreeing"] == 1.0
 
 
+def test_a_vote_to_decline_is_a_feature_not_a_unit():
+    from assistant.bank import DECLINE, Vote
+
+    candidate = _candidate("provision", section="17.30.030")
+    votes = [Vote(DECLINE, 0.9, 0.9, 1, "when did the council adopt it?"), Vote("section:17.30.030", 0.6, 0.6, 1, "fences?")]
+    feats = choose.features(candidate, "length", votes, [], [candidate])
+    assert feats["bank_first_declines"] == 1.0 and feats["bank_declines"] == pytest.approx(0.9)
+    assert feats["bank_first_agrees"] == 0.0 and feats["bank_agree"] == pytest.approx(0.6)
+    plain = choose.features(candidate, "length", votes[1:], [], [candidate])
+    assert plain["bank_first_declines"] == 0.0 and plain["bank_declines"] == 0.0
+
+
+def test_how_sure_states_only_the_bands_kept():
+    ranker = choose.Ranker(bands={"high": 0.97, "medium": 0.9})
+    assert ranker.how_sure(0.99) == "high" and ranker.how_sure(0.93) == "medium" and ranker.how_sure(0.5) == ""
+    assert choose.Ranker().how_sure(0.999) == ""
+
+
+def test_a_band_is_kept_only_where_the_holdout_holds_it():
+    from eval.ranker_fit import held_bands
+
+    dev = [(0.99, True, False)] * 60 + [(0.6, True, False)] * 40 + [(0.6, False, False)] * 10
+    good = [(0.99, True, False)] * 25
+    bands, figures = held_bands(dev, good, 0.5)
+    assert "high" in bands and figures["high"]["holdout"] == "25/25"
+    bad = [(0.99, True, False)] * 20 + [(0.99, False, False)] * 5  # 80% right: not "high"
+    assert "high" not in held_bands(dev, bad, 0.5)[0]
+    few = [(0.99, True, False)] * 5  # too few answers to say
+    assert "high" not in held_bands(dev, few, 0.5)[0]
+    # "high" dropped: its answers are stated as "medium", so medium must hold over them too.
+    dev = [(0.99, True, False)] * 60 + [(0.8, True, False)] * 95 + [(0.8, False, False)] * 5
+    medium_only = [(0.99, True, False)] * 5 + [(0.8, True, False)] * 19 + [(0.8, False, False)] * 1
+    bands, figures = held_bands(dev, medium_only, 0.5)
+    assert bands == {"medium": figures["medium"]["floor"]} and figures["medium"]["holdout"] == "24/25"
+
+
 def test_the_settings_hash_changes_with_any_tuned_number():
     assert choose.Settings().digest() != choose.Settings(threshold=0.9).digest()
     assert choose.Settings().digest() == choose.Settings().digest()
