@@ -51,6 +51,7 @@ class Settings:
     # Written bank questions used as training data besides dev (each scored with itself out of the bank):
     # the holdout's accuracy at 2% wrong rose with them (0, 4,000, all 12,809: 0.38, 0.40, 0.46).
     bank_train: int = 20000
+    bank_train_left_out: str = "self"  # what leaves the bank while a training bank question is scored: "self" or "writer"
     bank_train_weight: float = 1.0  # a written bank question's weight as training data (dev cross-validation: 1 over 0.25-2)
 
     def digest(self) -> str:
@@ -156,7 +157,9 @@ def section_of_unit(unit_id: str) -> str:
 
 # -- features -------------------------------------------------------------------------------------
 def features(candidate: Candidate, asked: str, votes: Sequence, hit_sections: Sequence[str],
-             others: Sequence[Candidate], query=None) -> dict[str, float]:
+             others: Sequence[Candidate], query=None, unloaded: bool = False) -> dict[str, float]:
+    """``unloaded``: the question names a section the loaded documents do not print (every candidate
+    then answers from elsewhere)."""
     answer = candidate.answer
     route = answer.route if answer.route in ROUTES else "other"
     from_bank = "bank_similarity" in answer.signals
@@ -190,11 +193,20 @@ def features(candidate: Candidate, asked: str, votes: Sequence, hit_sections: Se
     feats["whole"] = float(answer.route in WHOLE)
     if query is not None:
         feats |= named_features(candidate, query, sections)
+    if unloaded:
+        feats |= {"names_unloaded_section": 1.0, f"names_unloaded_section|{answer.route}": 1.0}
     return feats
 
 
 REFERENCE_WORDS = frozenset("what does do say says show me pull up see sec section sections table tables chapter "
                             "the of in is a code cotati about cover covers read text".split())
+
+
+def names_unloaded(query, corpus) -> bool:
+    """The question names a section number that no loaded document prints (nor any section under it)."""
+    printed = corpus.latest
+    return any(s not in printed and not any(k.startswith(s + ".") or k.startswith(s + "(") for k in printed)
+               for s in query.sections)
 
 
 def bare_reference(query) -> bool:

@@ -128,7 +128,8 @@ def scored(query: Query, res: Resources) -> tuple[list[tuple[dict, Candidate]], 
         hit_sections = [h.section for h in res.hits(query.corrected or query.text, settings.hits_k)]
     except SearchUnavailable:
         hit_sections = []
-    return [(choose.features(c, asked, votes, hit_sections, answers, query), c) for c in answers], declines
+    unloaded = choose.names_unloaded(query, res.corpus)
+    return [(choose.features(c, asked, votes, hit_sections, answers, query, unloaded), c) for c in answers], declines
 
 
 def ranked(query: Query, res: Resources, previous: str = "") -> Answer:
@@ -235,7 +236,10 @@ def compound(text: str, parts: list[Query], res: Resources) -> Answer:
     lines = [" ".join(a.first_line for _, a in given)]
     for number, (q, a) in enumerate(zip(parts, answers), 1):
         if a.abstained:
-            lines.append(f"Part {number} (\"{q.text}\") is not answered: the code documents here do not clearly answer it.")
+            # The part declined still points somewhere: its nearest section, as a decline of its own would.
+            nearest = "; ".join(compose.section_label(s, res.corpus) for s in a.nearest[:1])
+            lines.append(f"Part {number} (\"{q.text}\") is not answered: the code documents here do not clearly answer it."
+                         + (f" Nearest: {nearest}." if nearest else ""))
         else:
             lines.append(f"Part {number} (\"{q.text}\"):")
             lines.extend(line for line in a.answer.split("\n")[1:] if not line.startswith("Source:"))

@@ -105,18 +105,24 @@ def answers_unit(candidate, unit, slots: dict) -> bool:
     return False
 
 
-def judge_bank_questions(entries, res, progress=None) -> list[Judged]:
-    """Written bank questions as training questions: each scored with itself left out of the bank,
-    its candidates labelled by ``answers_unit``; grouped by unit and batch (one writer's questions
-    about one unit share a fold)."""
+def judge_bank_questions(entries, res, progress=None, left_out: str = "self") -> list[Judged]:
+    """Written bank questions as training questions, their candidates labelled by ``answers_unit``;
+    grouped by unit and batch (one writer's questions about one unit share a fold). Each is scored with
+    ``left_out`` out of the bank: "self" (the question alone) or "writer" (its writer's questions about
+    its unit, as an unseen asker finds none of that wording)."""
+    from assistant import bank as bank_mod
     from assistant import chooser
 
+    siblings: dict[str, set[str]] = {}
+    if left_out == "writer":
+        for entry in bank_mod.load():
+            siblings.setdefault(f"{entry.batch}:{entry.unit}", set()).add(entry.question)
     judged = []
     for n, entry in enumerate(entries):
         unit = res.unit(entry.unit)
         if unit is None:
             continue
-        res.bank_left_out = frozenset({entry.question})
+        res.bank_left_out = frozenset(siblings.get(f"{entry.batch}:{entry.unit}", ())) | {entry.question}
         query = res.read(entry.question)
         pairs, _ = chooser.scored(query, res)
         examples = tuple(Example(n, feats, answers_unit(c, unit, entry.slots)) for feats, c in pairs)
@@ -266,12 +272,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bank-train", type=int, default=None, metavar="N",
                         help="also train on N written bank questions (every k-th), labelled by their unit "
                              "(default: the settings' bank_train)")
+    parser.add_argument("--bank-left-out", choices=("self", "writer"), default=None,
+                        help="what leaves the bank while a bank question is scored (default: the settings')")
     parser.add_argument("--cache", default="", help="reuse (or save) judged candidates in this pickle-free JSON file")
     args = parser.parse_args(argv)
 
     from assistant.choose import RANKER, Settings
 
     settings = Settings()
+    if args.bank_left_out:
+        settings = replace(settings, bank_train_left_out=args.bank_left_out)
     started = time.perf_counter()
     dev_items, holdout_items = load_gold(DEV), load_gold(HOLDOUT)
     cached = Path(args.cache) if args.cache else None
@@ -294,7 +304,8 @@ def main(argv: list[str] | None = None) -> int:
 
             written = [e for e in bank_mod.load() if e.style != "dev"]
             step = max(1, len(written) // args.bank_train)
-            bank_questions = judge_bank_questions(written[::step][:args.bank_train], res, progress=say)
+            bank_questions = judge_bank_questions(written[::step][:args.bank_train], res, progress=say,
+                                                  left_out=settings.bank_train_left_out)
         if cached:
             cached.write_text(json.dumps({"dev": _judged_json(dev), "holdout": _judged_json(holdout),
                                           "bank": _judged_json(bank_questions)}), encoding="utf-8")

@@ -329,3 +329,18 @@ def test_how_sure_bands_count_held_out_confidences_above_one():
     assert bands == {"medium": 0.95}
     medium = [ok for c, ok in held if Calibration(0.8, {}, {}, bands).how_sure(c) == "medium"]
     assert len(medium) == 120 and sum(medium) / len(medium) >= 0.9
+
+
+def test_a_part_not_answered_names_its_nearest_section(plain_assistant, monkeypatch):
+    from assistant import chooser
+    from assistant.types import Answer
+
+    res = plain_assistant.resources
+    given = Answer("gym?", "A use permit (UP) is required.\nHealth/fitness facility in CD: UP.", False, route="permit")
+    declined = Answer("parking?", "No sure answer.", True, route="abstain", nearest=("17.36.050",))
+    monkeypatch.setattr(chooser, "decided", lambda q, r: given if q.text.startswith("gym") else declined)
+    answer = chooser.compound("gym? parking?", [res.read("gym?"), res.read("parking?")], res)
+    lines = answer.answer.split("\n")
+    assert lines[0] == "A use permit (UP) is required."
+    unanswered = next(line for line in lines if line.startswith('Part 2 ("parking?") is not answered'))
+    assert unanswered.endswith(f"Nearest: § 17.36.050 {res.corpus.section('17.36.050').title}.")

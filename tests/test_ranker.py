@@ -63,6 +63,20 @@ def test_a_vote_to_decline_is_a_feature_not_a_unit():
     assert plain["bank_first_declines"] == 0.0 and plain["bank_declines"] == 0.0
 
 
+def test_a_section_the_documents_do_not_print_is_a_feature():
+    from types import SimpleNamespace
+
+    corpus = SimpleNamespace(latest={"17.36.050": None, "17.42.010": None})
+    named = lambda *sections: SimpleNamespace(sections=sections)  # noqa: E731
+    assert choose.names_unloaded(named("17.42.060"), corpus)
+    assert not choose.names_unloaded(named("17.36.050"), corpus) and not choose.names_unloaded(named(), corpus)
+    assert not choose.names_unloaded(named("17.42"), corpus)  # a chapter some loaded section is under
+    candidate = _candidate("standards")
+    feats = choose.features(candidate, "other", [], [], [candidate], unloaded=True)
+    assert feats["names_unloaded_section"] == 1.0 and feats["names_unloaded_section|standards"] == 1.0
+    assert "names_unloaded_section" not in choose.features(candidate, "other", [], [], [candidate])
+
+
 def test_how_sure_states_only_the_bands_kept():
     ranker = choose.Ranker(bands={"high": 0.97, "medium": 0.9})
     assert ranker.how_sure(0.99) == "high" and ranker.how_sure(0.93) == "medium" and ranker.how_sure(0.5) == ""
