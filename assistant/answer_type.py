@@ -10,6 +10,7 @@ whether one was found is a confidence signal.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 _CUES = (
     ("money", re.compile(r"\b(?:fee|fees|fine|fines|penalty|penalties|cost|costs|charge|price|tax|taxes)\b|\$|\bhow much (?:does|do|will|is)\b"
@@ -186,14 +187,33 @@ _TIME_WORDS = re.compile(r"\bhow (?:soon|late|early|many)\b|\bexpir\w*|\bdeadlin
                          r"|\b(?:have to|has to|do (?:i|we|you) have|valid|good|last|lasts|take|takes|wait|stay|remain|run|runs|days?|weeks?|months?|years?|hours?)\b", re.I)
 
 
+@dataclass(frozen=True)
+class Asks:
+    """What a question asks for, classified once (``classify``): ``detected`` is ``detect``'s type,
+    ``asked`` the refined type the chooser holds candidates to (``asked``)."""
+
+    detected: str
+    asked: str
+
+
+def classify(question: str) -> Asks:
+    """Both readings of ``question`` from one run of ``detect``: the Query carries them, so no route
+    classifies the question again (issue 35)."""
+    detected = detect(question)
+    return Asks(detected, _refined(question, detected))
+
+
 def asked(question: str) -> str:
     """The answer type a question asks for: ``detect``'s, refined where the answer lies in running
     text (``findings``, ``referral``, ``consequence``) and where "how long" may ask for a length
-    (``how_long``)."""
+    (``how_long``). A question already understood carries it (``Query.asked``)."""
+    return classify(question).asked
+
+
+def _refined(question: str, detected: str) -> str:
     for name, cue in _ASKED_CUES:
         if cue.search(question):
             return name
-    detected = detect(question)
     if detected == "duration" and re.search(r"\bhow long\b", question, re.I) and not _TIME_WORDS.search(question):
         return "how_long"
     return detected

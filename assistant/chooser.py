@@ -119,7 +119,7 @@ def scored(query: Query, res: Resources) -> tuple[list[tuple[dict, Candidate]], 
     if missing is not None:
         return [], [Candidate("decline", missing)]
     settings = res.ranker.settings if res.ranker is not None else choose.Settings()
-    asked = answer_type.asked(query.text)
+    asked = query.asked
     found = candidates(query, res)
     answers = [c for c in found if not c.answer.abstained and choose.admissible(c, asked)]
     declines = [c for c in found if c.answer.abstained]
@@ -174,7 +174,7 @@ def routed(query: Query, res: Resources) -> Answer:
     missing = absent.said(query, res)
     if missing is not None:
         return missing
-    asked = answer_type.asked(query.text)
+    asked = query.asked
     first_mismatch: Candidate | None = None
     for routes in (ROUTES, ROUTES_DECIDING):
         if routes is ROUTES_DECIDING:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from ingest.tables import reading_words, reviewed_line
 
-from . import answer_type
 from .passages import best_quote
 from .permits import PERMIT_WORDS, SHORT_WORDS, PermitTables, RowMatch
 from .types import Answer, Citation, Query
@@ -172,7 +171,7 @@ def passage_answer(query: Query, hits, corpus, meaning=None) -> Answer:
         if section is None:
             continue
         chosen = best_quote(hit.text, query.corrected or query.text, idf=corpus.idf,
-                            definition="definition" in query.topics, meaning=meaning)
+                            definition="definition" in query.topics, meaning=meaning, kind=query.detected)
         if chosen.text:
             found.append((-chosen.score, order, section, chosen.text, chosen, hit))
     if not found:
@@ -184,7 +183,7 @@ def passage_answer(query: Query, hits, corpus, meaning=None) -> Answer:
         "answer_type_found": float(top.type_found),
         # A time span asked and quoted (a number with a unit of time) is telling; a bare number is not
         # (list items, section numbers and other figures carry numbers too).
-        "duration_found": float(top.type_found and answer_type.detect(query.corrected or query.text) == "duration"),
+        "duration_found": float(top.type_found and query.detected == "duration"),
         "both_retrievers": float(top_hit.bm25_rank is not None and top_hit.dense_rank is not None),
         "hit_rank": float(top_hit.rank),
         "dense_score": float(top_hit.dense_score or 0.0),
@@ -196,7 +195,7 @@ def passage_answer(query: Query, hits, corpus, meaning=None) -> Answer:
     quotes = [f'§ {section.id} ({corpus.document_label(section.document)}, {section.date}): "{quote}"'
               for _, _, section, quote in found]
     head = found[0][3]
-    if answer_type.detect(query.text) == "section":  # "which section covers variances?": the section first
+    if query.detected == "section":  # "which section covers variances?": the section first
         section = found[0][2]
         head = f"§ {section.id} {section.title}: {head}"
     lines = [head] + quotes + [source_line(citations, corpus)]

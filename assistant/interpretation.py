@@ -3,7 +3,6 @@ with the question's own words for each, and the one "Read as" line a resident ca
 
 from __future__ import annotations
 
-from . import answer_type
 from .compose import display_row
 from .permits import STOP, words_of
 from .types import Answer, Query
@@ -27,7 +26,7 @@ def interpretation_of(query: Query, answer: Answer, vocabulary) -> dict:
         "uses": uses,
         "districts": districts,
         "topics": list(query.topics),
-        "answer_type": answer_type.detect(query.text),
+        "answer_type": query.detected,
         "sections": list(query.sections),
         "tables": list(query.tables),
     }

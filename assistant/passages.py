@@ -63,15 +63,16 @@ def split_sentences(text: str) -> list[tuple[int, str]]:
 
 
 def best_quote(text: str, question: str, limit: int = 2, idf: Mapping[str, float] | None = None,
-               definition: bool = False, meaning: Mapping[str, float] | None = None) -> Quote:
+               definition: bool = False, meaning: Mapping[str, float] | None = None, kind: str | None = None) -> Quote:
     """``meaning``: sentence -> cosine with the question (``sentences.SentenceVectors``), when the
     model is at hand; a sentence is then scored by the question words it carries *and* by how
-    close it is in meaning (MEANING_WEIGHT), so a sentence in other words can still be the answer."""
+    close it is in meaning (MEANING_WEIGHT), so a sentence in other words can still be the answer.
+    ``kind``: the answer type the question asks (``Query.detected``); None: classified here."""
     wanted = {word for word in words_of(question) if word not in STOP and len(word) > 1}
     sentences = split_sentences(text)
     if not sentences:
         return Quote(0.0, _trim(text.strip()), 0.0, False)
-    kind = "definition" if definition else answer_type.detect(question)
+    kind = "definition" if definition else kind or answer_type.detect(question)
     weight = question_weight(question, idf)
     scored = []
     for index, sentence in sentences:

@@ -30,6 +30,11 @@ class Query:
     # Permit-table rows (labels) carried from the previous question by a follow-up that names only a
     # district ("what about NL?"): the use is kept exactly as it was read, not read again.
     carried_rows: tuple[str, ...] = ()
+    # The answer type asked, classified once from the question as typed (answer_type.classify): routes
+    # read these, never classifying the question again. "other" (asks for no particular type) in a
+    # Query built by hand.
+    detected: str = "other"  # answer_type.detect's type ("number", "who", "definition", "yes_no" ...)
+    asked: str = "other"  # the refined type candidates must give (answer_type.asked: "findings", "how_long" ...)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import re
 from functools import lru_cache
 from collections.abc import Callable, Iterable
 
+from . import answer_type
 from .english import is_english_word
 from .types import Query
 from .vocab import Vocabulary
@@ -37,6 +38,9 @@ def understand(question: str, vocabulary: Vocabulary, known_words: Iterable[str]
     districts, district_words = _districts(question, normalized, vocabulary)
     land_uses = _land_uses(normalized, vocabulary)
     land_use, land_use_words = land_uses[0] if land_uses else ("", "")
+    # On the question as typed ("$" is a cue), as most routes read it; its corrected spelling reads
+    # the same on every dev question.
+    asks = answer_type.classify(question)
     return Query(
         text=question,
         normalized=normalized,
@@ -51,6 +55,8 @@ def understand(question: str, vocabulary: Vocabulary, known_words: Iterable[str]
         land_uses=tuple(target for target, _ in land_uses),
         topics=_topics(_without(normalized, district_words + district_names_in(normalized, vocabulary)), vocabulary),
         apn=(APN.search(question).group(1) if APN.search(question) else ""),
+        detected=asks.detected,
+        asked=asks.asked,
     )
 
 

@@ -96,7 +96,7 @@ def provision(unit, query: Query, res) -> Answer | None:
     if found is None:
         return None
     text = query.corrected or query.text
-    asked = answer_type.asked(text)
+    asked = query.asked
     values = values_of(found, wanted_kinds(asked, text)) if wanted_kinds(asked, text) else ()
     items = children_of(found, provisions) if found.text.rstrip().endswith(":") or asked == "list" else ()
     chosen = Choice(found, 1.0, 1.0, 1.0, values, items)

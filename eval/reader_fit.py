@@ -22,7 +22,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from assistant import answer_type
 from assistant import reader as reader_mod
 from assistant.routes import provision as provision_route
 
@@ -64,7 +63,7 @@ def read_case(item: GoldItem, res) -> tuple[str, list, Case] | None:
     path_meaning = res.path_meaning(text, provisions)
     if not provisions or text_meaning is None or path_meaning is None:
         return None
-    question = reader_mod.Question(text, answer_type.asked(text), rank, frozenset(both))
+    question = reader_mod.Question(text, query.asked, rank, frozenset(both))
     rows = reader_mod.measure(question, provisions, res.corpus.idf, text_meaning, path_meaning)
     hand = [r["cov_all"] + r["sim_text"] + 0.5 * r["head"] + 0.05 * r["section_rank"] for r in rows]
     case = Case(item.id, item.group or item.id, reader_mod.features(rows), [answers(p, item) for p in provisions], hand)

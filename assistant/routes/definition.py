@@ -16,7 +16,7 @@ GIVES = "definition"
 
 def candidates(query: Query, res: Resources) -> list[Candidate]:
     """"are e-scooters micromobility?": a defined term alone can carry the question."""
-    asks = answer_type.detect(query.text)
+    asks = query.detected
     if asks not in ("definition", "other", "yes_no"):
         return []
     if not ("definition" in query.topics or not (query.topics or query.districts or query.land_use)):
@@ -28,7 +28,7 @@ def quoted(query: Query, res: Resources) -> list[Candidate]:
     """"is a thrift store an 'antique or collectible store'?": the term put in quotes is the one
     asked about, and the code's definition of it answers (what it includes, excludes)."""
     term = definitions.quoted(query.text)
-    if not term or answer_type.detect(query.text) not in ("definition", "other", "yes_no"):
+    if not term or query.detected not in ("definition", "other", "yes_no"):
         return []
     return _given(query, res, definitions.lookup(res.definitions, term))
 
@@ -37,7 +37,7 @@ def of_quantity(query: Query, res: Resources) -> list[Candidate]:
     """"How big can a microdistillery get?": a question that names nothing but a term the code
     defines, asking for a quantity its definition states ("limited to 10,000 cases"), is
     answered by that definition."""
-    asks = answer_type.detect(query.text)
+    asks = query.detected
     if asks not in answer_type.QUANTITIES:
         return []
     definition = definitions.lookup(res.definitions, query.corrected or query.text)
@@ -48,7 +48,7 @@ def of_quantity(query: Query, res: Resources) -> list[Candidate]:
 
 def in_section(query: Query, res: Resources, section) -> list[Candidate]:
     """"does 'demolition' in 17.90.020 include ...": the term as that section defines it."""
-    if answer_type.detect(query.text) != "definition":
+    if query.detected != "definition":
         return []
     defined = definitions.lookup([d for d in res.definitions if d.section.id == section.id], query.text)
     if defined is None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from .. import answer_type, compose
+from .. import compose
 from ..resources import STANDARDS_TOPICS, Resources, clip_sentences
 from ..permits import words_beside, words_of
 from ..types import Candidate, Query
@@ -22,7 +22,7 @@ DISTRICT_PURPOSES = "17.20.030"  # "Purposes of the zoning districts": one print
 def candidates(query: Query, res: Resources) -> list[Candidate]:
     if len(query.districts) != 1 or query.land_uses or set(query.topics) & STANDARDS_TOPICS - {"definition"}:
         return []
-    if not {answer_type.detect(query.text), answer_type.detect(query.normalized)} & {"definition", "other"}:
+    if query.detected not in ("definition", "other"):
         return []
     if not ABOUT_A_DISTRICT.search(query.normalized) or re.search(r"\bwhich\b", query.normalized):
         return []  # "which parcel was rezoned to NM?" asks for something else than what NM is

@@ -40,7 +40,7 @@ def candidates(query: Query, res: Resources) -> list[Candidate]:
 
 
 def _asks_a_permit(query: Query) -> bool:
-    asks = answer_type.detect(query.text)
+    asks = query.detected
     if asks in answer_type.QUANTITIES:
         return False  # "how many chickens", "what hours": a permit code does not state a quantity
     if set(query.topics) & STANDARDS_TOPICS and asks != "yes_no":

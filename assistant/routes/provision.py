@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .. import answer_type, compose, reader
+from .. import compose, reader
 from ..provision_choice import LIST_ASKS, Choice, choose, outline, wanted_kinds
 from ..resources import Resources
 from ..types import Answer, Candidate, Query
@@ -41,7 +41,7 @@ def best_read(query: Query, res: Resources):
     ranked, both = _searched(query, res)
     rank = {section: i for i, section in enumerate(ranked)}
     provisions = [p for p in res.provisions() if p.section in rank]
-    read = res.read_provisions(reader.Question(text, answer_type.asked(text), rank, frozenset(both)), provisions)
+    read = res.read_provisions(reader.Question(text, query.asked, rank, frozenset(both)), provisions)
     if not read:
         return None
     return max(provisions, key=lambda p: (read[reader.key_of(p)], -rank[p.section], -p.order))
@@ -60,7 +60,7 @@ def _chosen(query: Query, res: Resources, ranked: list[str], both: set[str]) -> 
     (a "21 years" for "when does my use permit expire?"), so without the model's closeness in
     meaning the route proposes nothing and the passages answer."""
     text = query.corrected or query.text
-    asked = answer_type.asked(text)
+    asked = query.asked
     if not (wanted_kinds(asked, text) or asked in LIST_ASKS):
         return []  # asks for no value and no list: nothing to read (and no search opened for it)
     rank = {section: i for i, section in enumerate(ranked)}
@@ -102,6 +102,6 @@ def provision_answer(query: Query, chosen: Choice, res: Resources, provisions) -
     lines = [lead] + outline_lines(chosen.items, provisions)
     citations = (res.corpus.citation(section, p.text),) if section is not None else ()
     lines.append(compose.source_line(list(citations), res.corpus))
-    interpretation = {"provision": p.label, "heading_path": list(p.path), "answer_type": answer_type.asked(query.text)}
+    interpretation = {"provision": p.label, "heading_path": list(p.path), "answer_type": query.asked}
     return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=citations,
                   route="provision", interpretation=interpretation)

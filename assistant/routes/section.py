@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from .. import answer_type, compose
+from .. import compose
 from ..permits import STOP, words_of
 from ..resources import Resources, clip
 from ..types import Candidate, Query
@@ -39,7 +39,7 @@ def by_title(query: Query, res: Resources) -> list[Candidate]:
     """"Which section covers variances?": the code section whose title says what the question
     names (§ 17.62.060 Variance and minor variance), its rare words weighing more; the search's
     own ranking breaks ties and is a signal of the confidence."""
-    if answer_type.detect(query.text) != "section" or query.tables:
+    if query.detected != "section" or query.tables:
         return []
     wanted = {w for w in words_of(query.corrected or query.text) if w not in STOP and w not in SECTION_CUE_WORDS}
     if not wanted:

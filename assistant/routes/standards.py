@@ -25,7 +25,7 @@ TABLE_GIVES = {"6-1": "body", "2-1": "list"}  # tables whose cells are not measu
 def deciding_reading(query: Query) -> Query:
     """"who makes the call on ...": a question that asks who decides is asking Table 6-1;
     "who is the director?" asks for a person, whom the code does not name (it names roles)."""
-    if answer_type.detect(query.text) != "who":
+    if query.detected != "who":
         return query
     deciding = DECIDING.search(query.normalized) is not None
     topics = tuple(t for t in query.topics if t != "who_decides" or deciding)
@@ -88,7 +88,7 @@ def _unexplained(query: Query, res: Resources, lookup) -> float:
 
 
 def _one_row(query: Query, res: Resources) -> list[Candidate]:
-    asks = answer_type.detect(query.text)
+    asks = query.detected
     lookup = res.standards.lookup(query)
     values = _values(lookup)
     if lookup is not None and not answer_type.units_agree(query.text, values):
