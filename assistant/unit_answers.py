@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import answer_type, compose
+from . import compose
 from .provision_choice import children_of, values_of, wanted_kinds
 from .standards import StandardsLookup, _spec
 from .types import Answer, Query
