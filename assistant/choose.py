@@ -5,10 +5,12 @@ Routes and the question bank propose candidates (``chooser.candidates``); nothin
 Here each candidate is described by one set of features (``features``): its route, the route's own
 signals, whether its answer type is the type asked, how the question bank's nearest questions agree
 with it, where retrieval ranks its section and how many other candidates agree with it. A logistic
-model fitted on dev with folds by paraphrase group (``eval/ranker_fit.py``) turns them into the
-probability that the candidate is right; the operating point is chosen on the holdout (aggregate)
-so that held-out wrong answers stay at or under the target. The fitted model and every tuned number
-live in ``data/ranker.json`` (``Ranker``); its settings hash goes into each answer's signals.
+model fitted on dev (folds by paraphrase group) and on the bank's written questions
+(``eval/ranker_fit.py``) turns them into the probability that the candidate is right; the operating
+point is chosen so that the held-out wrong answers of dev's folds and of the holdout (aggregate),
+pooled, stay at or under the target. "How sure" bands are stated only where the holdout holds them.
+The fitted model and every tuned number live in ``data/ranker.json`` (``Ranker``); its settings
+hash goes into each answer's interpretation.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ class Settings:
     bank_k: int = 10  # nearest bank entries that vote
     bank_units: int = 3  # units of the vote composed as candidates
     hits_k: int = 10  # retrieval depth read for agreement
-    threshold: float = 0.5  # the operating point (refit by eval/ranker_fit.py on the holdout)
+    threshold: float = 0.5  # the operating point (refit by eval/ranker_fit.py on dev's held-out and the holdout's risk)
     risk_target: float = 0.02  # held-out wrong answers allowed at the operating point
     l2: float = 10.0  # the logistic model's ridge penalty (dev cross-validation: 10 over 1 and 3)
     # Written bank questions used as training data besides dev (each scored with itself out of the bank):
@@ -87,8 +89,9 @@ class Ranker:
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
     def to_json(self) -> dict:
-        return {"comment": "Fitted on dev by `python -m eval.ranker_fit` (folds by paraphrase group); the threshold "
-                           "chosen on the holdout's aggregate risk. p = logistic(bias + sum(w * (x - mean) / scale)).",
+        return {"comment": "Fitted on dev and the written bank questions by `python -m eval.ranker_fit` (folds by "
+                           "paraphrase group); the threshold chosen on the pooled held-out risk of dev's folds and the "
+                           "holdout (aggregate). p = logistic(bias + sum(w * (x - mean) / scale)).",
                 "settings": asdict(self.settings), "settings_hash": self.settings.digest(),
                 "bias": self.bias, "bands": self.bands, "features": {n: {"weight": w, "mean": m, "scale": s}
                                                 for n, w, m, s in zip(self.names, self.weights, self.means, self.scales)},

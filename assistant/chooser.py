@@ -142,8 +142,8 @@ def ranked(query: Query, res: Resources, previous: str = "") -> Answer:
         probability, chosen = best[0]
         answer_ = interpreted(query, _given(query, chosen, res), res, previous)
         signals = {**answer_.signals, "ranker": probability}
-        return replace(answer_, confidence=probability, signals=signals,
-                       how_sure=ranker.how_sure(probability), interpretation={**answer_.interpretation, "settings": ranker.settings.digest()})
+        return replace(answer_, confidence=probability, signals=signals, how_sure=ranker.how_sure(probability),
+                       interpretation={**answer_.interpretation, "settings": ranker.settings.digest()})
     if declines and not best:
         reason = min(declines, key=lambda c: (c.answer.route, c.answer.answer)).answer
         return interpreted(query, reason, res, previous)
