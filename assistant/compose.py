@@ -215,7 +215,7 @@ def abstain(query: Query, nearest: list[str], reason: str = "", corpus=None, fir
     lines = [first + (f" {reason}" if reason else "")]
     lines.extend(cited_not_loaded(query, nearest, corpus))
     if nearest:
-        lines.append(f"{label}: " + "; ".join(_section_label(s, corpus) for s in nearest) + ".")
+        lines.append(f"{label}: " + "; ".join(section_label(s, corpus) for s in nearest) + ".")
     lines.append("Please ask the City of Cotati Planning Department.")
     return Answer(question=query.text, answer="\n".join(lines), abstained=True, route="abstain", nearest=tuple(nearest))
 
@@ -230,10 +230,10 @@ def cited_not_loaded(query: Query, nearest: list[str], corpus, limit: int = 1) -
 
     found = cited_missing(query.corrected or query.text, list(nearest), graph(), limit)
     return [f"Not loaded: {target.label}, which the loaded text cites but does not contain — "
-            f'{_section_label(reference.section, corpus)}: "{reference.passage}"' for target, reference in found]
+            f'{section_label(reference.section, corpus)}: "{reference.passage}"' for target, reference in found]
 
 
-def _section_label(section_id: str, corpus) -> str:
+def section_label(section_id: str, corpus) -> str:
     """"§ 17.36.050 Number of parking spaces required"; an ordinance part by its document."""
     section = corpus.section(section_id) if corpus is not None else None
     if section is None:
