@@ -118,8 +118,11 @@ def subject_lines(question: str, graph, subjects: tuple[Subject, ...], label_of=
         line = (f"{NOT_LOADED}{target.label}, the rules on {subject.subject} (“{word}”), which the loaded text cites "
                 "but does not contain")
         if target.cited_by:
-            # The citing passage that reads as a sentence: most letters (not a table's flattened cells)
-            reference = max(target.cited_by, key=lambda r: (len(re.findall(r"[A-Za-z]", r.passage)), -target.cited_by.index(r)))
+            # The citing passage that names the subject ("Accessory structures See CMC Section 17.42.160"),
+            # else the one that reads most as a sentence (most letters, not a table's flattened cells)
+            named = subject.subject.lower().split()
+            reference = max(target.cited_by, key=lambda r: (sum(w in r.passage.lower() for w in named),
+                                                            len(re.findall(r"[A-Za-z]", r.passage)), -target.cited_by.index(r)))
             where = label_of(reference.section) if label_of else f"§ {reference.section}"
             line += f' — {where}: "{reference.passage}"'
         out.append(line)

@@ -111,26 +111,60 @@ def confidence_words(value, how_sure: str = "") -> str:
     return f"{word} ({number:.2f})" if word else ""
 
 
+# What the question was read as, in plain words: the topics and the kind of answer asked for.
+TOPIC_WORDS = {"allowed": "whether it is allowed", "who_decides": "who decides", "setback": "setbacks",
+               "coverage": "lot coverage", "height": "height", "parking": "parking", "fence": "fences",
+               "definition": "what a term means", "density": "density", "lot": "lot size", "sign": "signs"}
+ASKED_WORDS = {"number": "a number", "length": "a distance or height", "duration": "how long", "who": "who decides",
+               "count": "how many", "yes_no": "a yes or no", "permit_code": "which permit is needed", "list": "a list",
+               "definition": "what a term means", "date": "a date", "percent": "a percentage", "area": "an area",
+               "money": "an amount of money", "body": "who decides", "section": "which section"}
+
+
 def interpretation_line(interpretation) -> str:
-    """"Read as: use Bar, tavern (“bar”); district CE (“East Cotati Avenue”)" from the assistant's dict."""
+    """"Read as: a question about Bar, tavern (your word “bar”) in CE (Commercial, East Cotati Avenue
+    Corridor), asking for a yes or no." from the assistant's dict, in plain words (no field names)."""
     if not isinstance(interpretation, dict) or not interpretation:
         return ""
+    uses = [_named(item, ("label", "row")) for item in _items(interpretation.get("uses") or interpretation.get("use"))]
+    districts = [_named(item, ("symbol", "name")) for item in _items(interpretation.get("districts"))]
+    sections = [f"§ {s}" for s in _items(interpretation.get("sections")) if isinstance(s, str)]
+    tables = [f"Table {t}" for t in _items(interpretation.get("tables")) if isinstance(t, str)]
+    topics = [TOPIC_WORDS.get(t, str(t).replace("_", " ")) for t in _items(interpretation.get("topics")) if t]
+    about = [u for u in uses if u] + sections + tables
     parts = []
-    for key, value in interpretation.items():
-        items = value if isinstance(value, (list, tuple)) else [value]
-        shown = []
-        for item in items:
-            if isinstance(item, dict):
-                label = item.get("label") or item.get("row") or item.get("symbol") or item.get("name") or item.get("value") or ""
-                words = item.get("words") or item.get("from") or ""
-                if isinstance(words, (list, tuple)):
-                    words = " ".join(str(w) for w in words)
-                shown.append(f"{label} (“{words}”)" if words and label else str(label or words))
-            elif item not in (None, ""):
-                shown.append(str(item))
-        if shown:
-            parts.append(f"{key.replace('_', ' ')} {', '.join(shown)}")
-    return ("Read as: " + "; ".join(parts)) if parts else ""
+    if about:
+        parts.append("a question about " + ", ".join(about))
+    elif topics:
+        parts.append("a question about " + ", ".join(topics[:3]))
+    if districts:
+        parts.append(("in " if parts else "a question about ") + ", ".join(d for d in districts if d))
+    asked = ASKED_WORDS.get(str(interpretation.get("answer_type") or ""))
+    line = " ".join(parts)
+    if asked:
+        line += (", asking for " if line else "a question asking for ") + asked
+    return f"Read as: {line}." if line else ""
+
+
+def _items(value) -> list:
+    if value in (None, ""):
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _named(item, keys: tuple[str, ...]) -> str:
+    """A use or district as a resident reads it: its label, its name, and the words behind it."""
+    if not isinstance(item, dict):
+        return str(item)
+    label = next((str(item[k]) for k in keys if item.get(k)), "")
+    name = item.get("name") if keys[0] == "symbol" and item.get("name") else ""
+    words = item.get("words") or item.get("from") or ""
+    if isinstance(words, (list, tuple)):
+        words = " ".join(str(w) for w in words)
+    shown = f"{label} ({name})" if name else label
+    if words and label and str(words).lower() not in (label.lower(), str(name).lower()):
+        shown += f" (your words “{words}”)"
+    return shown or str(words)
 
 
 MARK_WORDS = {"helpful": "Helpful", "wrong": "Wrong"}
@@ -168,7 +202,7 @@ NOT_LOADED = "Not loaded: "
 
 def answer_card(turn: int, answer, document_label, known, nearest: list, contact: str = "", latest: bool = False,
                 asked: str = "", label=None, anchors: list | None = None, feedback: dict | None = None,
-                scroll: bool = True, note: str = "") -> str:
+                scroll: bool = True, note: str = "", closest_anchors: list | None = None) -> str:
     """One question and its answer: the direct answer as the headline, then "Read as", reasons,
     follow-up buttons, the sources as links that open the cited section beside the chat, and (when
     the answer is in the question log) "Was this answer right?". A decline is short: a headline, one
@@ -179,6 +213,7 @@ def answer_card(turn: int, answer, document_label, known, nearest: list, contact
     ``feedback``: None when the answer cannot be marked, else ``feedback_block``'s keywords.
     ``scroll``: the latest answer's first line is scrolled into view (not when only a mark changed).
     ``note``: a line about the documents the answer came from (they changed since the answer above).
+    ``closest_anchors``: the block (#qN) of each of a decline's closest passages in its section.
     """
     first, read_as, rest = _card_lines(answer)
     declined = answer.abstained and answer.route not in ("clarify", "invalid")
@@ -189,11 +224,19 @@ def answer_card(turn: int, answer, document_label, known, nearest: list, contact
            f'<p class="asked"><span class="sr-only">You asked: </span>{esc(asked or answer.question)}</p>']
     scrolled = ' data-scroll-to="start"' if latest and scroll else ""
     if declined:
-        first, why, folded = decline_parts(first, [line for line in rest if line.strip() != GENERIC_ASK])
+        first, why, folded = decline_parts(first, [line for line in rest if line.strip() != GENERIC_ASK
+                                                   and not line.startswith(CLOSEST_LINE)])
     out.append(f'<h3 class="headline" id="{head_id}"{scrolled}>{linkify(first, known, label)}</h3>')
     if declined:
         out.extend(f'<p class="why">{linkify(line, known, label)}</p>' for line in why)
-        out.append(_nearest_list(nearest))
+        passages = list(getattr(answer, "closest", ()) or ())
+        out.append(closest_block(passages, document_label, closest_anchors or []))
+        shown = {c.section for c in passages[:1]}
+        others = [(c.section, c.heading(), True, c) for c in passages[1:]]
+        others += [(sid, text, inside, None) for sid, text, inside in nearest
+                   if sid not in shown and sid not in {c.section for c in passages}]
+        out.append(_nearest_list(others, closest_anchors[1:] if closest_anchors else [],
+                                 "Other nearest sections" if passages else "Nearest sections"))
         out.append(f'<p class="contact">Ask the Planning Department: {esc(contact or DEFAULT_CONTACT)}</p>')
         out.extend(_reading(read_as, answer))
         if folded:
@@ -230,21 +273,59 @@ def _card_lines(answer) -> tuple[str, list[str], list[str]]:
     return first, read_as, rest
 
 
+DECLINE_LEAD = "I could not find where the code answers this for certain."
+# The assistant's two general decline lines: the page leads with DECLINE_LEAD instead.
+GENERAL_DECLINES = ("The Cotati code documents in this corpus do not answer this question.",
+                    "No sure answer: the nearest passages and table rows of the Cotati code documents do not clearly "
+                    "answer this question, so none is given rather than a guess.")
+CLOSEST_LINE = "Closest passage: "
+
+
 def decline_parts(first: str, rest: list[str]) -> tuple[str, list[str], list[str]]:
-    """A decline as (short headline, one line saying why, the longer reasons to fold): "No sure answer: the
-    nearest passages ..." -> "No sure answer.", the why being what the loaded text cites but does not
-    contain ("Not loaded: Chapter 17.84 (Appeals), which ...") or else the rest of the first line."""
-    head, _, explained = first.partition(": ")
-    if not explained or len(first) <= 90:
-        head, explained = first, ""
-    else:
-        head = head.rstrip(".") + "."
-        explained = explained[:1].upper() + explained[1:]
+    """A decline as (the lead, the lines saying why, the longer reasons to fold). The lead says in words what
+    could not be found (``DECLINE_LEAD``); a specific first line ("No sure answer: the TOC district did not
+    exist on ...", "There is no XYZ district ...") is the first why; what the loaded text cites but does not
+    contain ("Not loaded: Chapter 17.84 (Appeals), which ...") follows, its citing passage folded."""
+    why = []
+    if first not in GENERAL_DECLINES:
+        said = first.removeprefix("No sure answer: ")
+        why.append(said[:1].upper() + said[1:])
     notes = [line for line in rest if line.startswith(NOT_LOADED)]
-    why = [line.split(" — ", 1)[0].rstrip(".") + "." for line in notes] or ([explained] if explained else [])
+    why += [line.split(" — ", 1)[0].rstrip(".") + "." for line in notes]
     folded = [line.split(" — ", 1)[1] for line in notes if " — " in line]
-    folded += ([explained] if notes and explained else []) + [line for line in rest if not line.startswith(NOT_LOADED)]
-    return head, why, folded
+    folded += [line for line in rest if not line.startswith(NOT_LOADED)]
+    return DECLINE_LEAD, why, folded
+
+
+def passage_command(closest) -> dict:
+    """The data-nav command that opens a closest passage where it was found, highlighted: a table row in its
+    grid, running text in its section."""
+    if closest.table and closest.path:
+        return {"do": "grid", "section": closest.section, "table": closest.table.removeprefix("Table ").strip(),
+                "row": closest.path[-1]}
+    return {"do": "section", "id": closest.section, "doc": closest.document, "quote": closest.quote}
+
+
+def passage_href(closest, anchor: int = 0) -> str:
+    if closest.table and closest.path:
+        return grid_url(closest.section, closest.table.removeprefix("Table ").strip())
+    return section_url(closest.section, closest.document, anchor)
+
+
+def closest_block(passages: list, document_label, anchors: list) -> str:
+    """The closest passage of a decline: its heading path and section, the words quoted (highlighted as
+    found), and a link that opens it highlighted where it stands."""
+    if not passages:
+        return ""
+    top = passages[0]
+    anchor = anchors[0] if anchors else 0
+    where = f"{top.heading()} — {document_label(top.document)}" if top.document else top.heading()
+    opener = link("Open it where it stands, highlighted", passage_href(top, anchor), passage_command(top), "closest-open")
+    return ('<div class="closest" role="group" aria-label="The closest passage">'
+            '<p class="closest-head">The closest passage in the loaded code:</p>'
+            f'<p class="closest-where">{esc(where)}</p>'
+            f'<blockquote class="closest-quote"><mark>{esc(top.quote)}</mark></blockquote>'
+            f"<p>{opener}</p></div>")
 
 
 def _reading(read_as: list[str], answer) -> list[str]:
@@ -275,11 +356,20 @@ def valid_for(as_of) -> str:
     return f"Valid for {day}: the law as it stood under {names}; later documents not applied."
 
 
-def _nearest_list(nearest: list) -> str:
+def _nearest_list(nearest: list, anchors: list | None = None, head: str = "Nearest sections") -> str:
+    """The nearest sections as links: (section id, label, in the corpus[, closest passage]); one with its
+    closest passage opens highlighted there."""
     if not nearest:
         return ""
-    items = "".join(f"<li>{section_link(sid, text, cls='' if inside else 'not-in-corpus')}</li>" for sid, text, inside in nearest)
-    return f'<p class="nearest-head">Nearest sections:</p><ul class="nearest">{items}</ul>'
+    items = []
+    for number, (sid, text, inside, *more) in enumerate(nearest):
+        closest = more[0] if more else None
+        if closest is not None:
+            anchor = anchors[number] if anchors and number < len(anchors) else 0
+            items.append(f"<li>{link(text, passage_href(closest, anchor), passage_command(closest))}</li>")
+        else:
+            items.append(f"<li>{section_link(sid, text, cls='' if inside else 'not-in-corpus')}</li>")
+    return f'<p class="nearest-head">{esc(head)}:</p><ul class="nearest">{"".join(items)}</ul>'
 
 
 def _options(answer) -> str:
