@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from .passages import best_quote
 
 LIMIT = 3  # passages offered: the closest, then two more sections
+# A passage less near than this is not offered: under the shipped model an unrelated question ("what is the
+# weather in Paris?") comes to 0.31 at best, a question the code touches without answering 0.5-0.65.
+SHOWN_FLOOR = 0.4
 SEARCHED = 8  # hits whose sections' provisions are read
 VOTES = 8  # bank entries asked
 QUOTE_CHARS = 420
@@ -34,10 +37,12 @@ class Closest:
     similarity: float
     table: str = ""
     label: str = ""  # the provision's outline label or the unit id it came from
+    by_meaning: bool = True  # False: without a model, ``similarity`` is the share of the question's words
 
     def to_dict(self) -> dict:
         return {"section": self.section, "document": self.document, "title": self.title, "path": list(self.path),
-                "quote": self.quote, "similarity": round(self.similarity, 4), "table": self.table, "label": self.label}
+                "quote": self.quote, "similarity": round(self.similarity, 4), "table": self.table, "label": self.label,
+                "by_meaning": self.by_meaning}
 
     def heading(self) -> str:
         """"§ 17.64.080 Permit time limits, extensions, and expiration › A. Time Limits"."""
@@ -60,6 +65,7 @@ class Offer:
     similarity: float
     table: str = ""
     label: str = ""
+    by_meaning: bool = True
 
 
 def rank(question: str, offers: Iterable[Offer], idf: Mapping[str, float] | None = None, limit: int = LIMIT) -> list[Closest]:
@@ -67,14 +73,14 @@ def rank(question: str, offers: Iterable[Offer], idf: Mapping[str, float] | None
     each quoted at the words of its text that speak to the question (the whole text, cut, when none do)."""
     best: dict[str, tuple[float, int, Offer]] = {}
     for order, offer in enumerate(offers):
-        if not offer.text.strip():
+        if not offer.text.strip() or offer.similarity < SHOWN_FLOOR:
             continue
         kept = best.get(offer.section)
         if kept is None or offer.similarity > kept[0]:
             best[offer.section] = (offer.similarity, order if kept is None else kept[1], offer)
     chosen = sorted(best.values(), key=lambda item: (-item[0], item[1]))[:limit]
-    return [Closest(o.section, o.document, o.title, o.path, quote_of(o.text, question, idf), o.similarity, o.table, o.label)
-            for _, _, o in chosen]
+    return [Closest(o.section, o.document, o.title, o.path, quote_of(o.text, question, idf), o.similarity, o.table, o.label,
+                    o.by_meaning) for _, _, o in chosen]
 
 
 def quote_of(text: str, question: str, idf: Mapping[str, float] | None = None) -> str:
@@ -108,8 +114,10 @@ def _bank_offers(question: str, res) -> Iterable[Offer]:
             continue
         cited = unit.citation
         text = _unit_text(unit, res)
+        table = str(cited.get("table") or "")
+        table = f"Table {table}" if table and not table.startswith("Table") else table
         yield Offer(unit.section, cited.get("document", ""), cited.get("title", ""), tuple(unit.path), text,
-                    float(vote.similarity), cited.get("table", ""), unit.id)
+                    float(vote.similarity), table, unit.id)
 
 
 def _unit_text(unit, res) -> str:
@@ -123,13 +131,29 @@ def _unit_text(unit, res) -> str:
 
 
 def _provision_offers(question: str, res, nearest: list[str]) -> Iterable[Offer]:
+    """The provisions of the nearest sections and of those the search finds, each as near as its meaning (or,
+    without a model, the share of the question's words it carries); a section with no provisions, whole."""
     hits = res.hits(question, SEARCHED)
     sections = list(dict.fromkeys([*nearest, *(hit.section for hit in hits)]))
     wanted = set(sections)
     provisions = [p for p in res.provisions() if p.section in wanted and p.kind != "note"]
-    meaning = res.provision_meaning(question, provisions) or {}
+    meaning = res.provision_meaning(question, provisions)
     corpus = res.corpus
     for provision in provisions:
+        near = meaning.get(provision.text, 0.0) if meaning is not None else lexical(provision.text, question, corpus.idf)
         yield Offer(provision.section, provision.document, corpus.title_of(provision.section, provision.document),
-                    tuple(provision.path), provision.text, float(meaning.get(provision.text, 0.0)), "", provision.label)
+                    tuple(provision.path), provision.text, float(near), "", provision.label, meaning is not None)
+    if meaning is not None:
+        return  # with the model, the bank's units stand for sections read as tables
+    having = {p.section for p in provisions}
+    for section_id in sections:
+        section = corpus.section(section_id)
+        if section is None or section_id in having:
+            continue
+        yield Offer(section.id, section.document, section.title, (f"§ {section.id} {section.title}",), section.text,
+                    lexical(section.text, question, corpus.idf), "", section.id, False)
 
+
+def lexical(text: str, question: str, idf: Mapping[str, float] | None) -> float:
+    """Without a model: the share of the question's word weight the passage's best sentence carries (0-1)."""
+    return float(best_quote(text, question, idf=idf).coverage)

@@ -5,7 +5,7 @@ evidence from ``Resources``.
 What a decline says is not loaded:
 - a section the loaded text cites but does not contain ("Not loaded: Section 17.62.050 ...", from
   ``compose.cited_not_loaded``) is said only when no loaded passage comes close enough to answer the
-  question itself (``ANSWERS_FLOOR``), or when the close passage itself refers to that section;
+  question itself (``ANSWERS_FLOOR``), or when the close passage's running text defers to that section;
 - a subject whose rules sit in such a section (a hot tub: the accessory-structure rules of § 17.42.160,
   ``data/not_loaded_subjects.json``) is named when the question says it and no loaded passage answers.
 """
@@ -68,7 +68,7 @@ def load_subjects(path: Path = SUBJECTS) -> tuple[Subject, ...]:
 
 def answered_nearby(closest: list[Closest] | tuple[Closest, ...]) -> bool:
     """Whether the closest loaded passage is near enough in meaning to answer the question."""
-    return bool(closest) and closest[0].similarity >= ANSWERS_FLOOR
+    return bool(closest) and closest[0].by_meaning and closest[0].similarity >= ANSWERS_FLOOR
 
 
 def helped(answer: Answer, closest: list[Closest], said: list[str], graph=None, subjects: tuple[Subject, ...] = (),
@@ -98,9 +98,11 @@ def closest_line(closest: Closest) -> str:
 
 
 def _cited_by(closest: Closest, line: str) -> bool:
-    """Whether the close passage itself refers to the section a "Not loaded:" line names."""
+    """Whether the close passage defers to the section a "Not loaded:" line names: running text that cites it
+    ("... in compliance with Chapter 17.84 (Appeals)"). A table row that prints it (Table 6-1's "Applicable Land
+    Use Code Section" column) still answers from its own cells."""
     found = _TARGET.match(line)
-    return bool(found) and found.group(1) in closest.quote
+    return bool(found) and not closest.table and found.group(1) in closest.quote
 
 
 def subject_lines(question: str, graph, subjects: tuple[Subject, ...], label_of=None) -> list[str]:

@@ -301,9 +301,16 @@ def test_answer_card_headline_sources_follow_ups_and_no_internal_ids():
     assert "000:PREAMBLE" not in markdown and "Telecommunications facilities ordinance, preamble" in markdown
 
 
-def test_interpretation_dict_becomes_a_read_as_line():
+def test_interpretation_dict_becomes_a_read_as_line_in_plain_words():
     line = pages.interpretation_line({"use": [{"label": "Bar, tavern", "words": "bar"}], "districts": ["CE"]})
-    assert line == "Read as: use Bar, tavern (“bar”); districts CE"
+    assert line == "Read as: a question about Bar, tavern (your words “bar”) in CE."
+    # Issue 36: a decline's reading names no field ("topics", "answer type"), only what was understood.
+    line = pages.interpretation_line({"uses": [], "districts": [{"symbol": "TOC", "name": "Transit Oriented Community",
+                                                                 "words": "TOC"}], "topics": ["allowed", "setback"],
+                                      "answer_type": "number", "sections": [], "tables": []})
+    assert line == ("Read as: a question about whether it is allowed, setbacks in TOC (Transit Oriented Community), "
+                    "asking for a number.")
+    assert not re.search(r"\b(?:topics?|answer type|uses|districts)\b", line)
 
 
 def test_engine_browses_chapters_subsections_tables_and_uses(loaded):
@@ -357,7 +364,8 @@ def test_clarification_options_are_listed_once():
     assert markdown.count("Can I keep chickens?") == 1 and "- \\- " not in markdown
 
 
-def test_a_decline_is_short_with_the_why_the_nearest_sections_and_a_default_contact():
+def test_a_decline_leads_with_what_was_not_found_then_why_the_closest_passage_the_nearest_and_a_contact():
+    from assistant.closest import Closest
     from webapp import pages
 
     first = ("No sure answer: the nearest passages and table rows of the Cotati code documents do not clearly answer this "
@@ -365,13 +373,35 @@ def test_a_decline_is_short_with_the_why_the_nearest_sections_and_a_default_cont
     note = ('Not loaded: Chapter 17.84 (Appeals), which the loaded text cites but does not contain — § 17.62.070 Amendments: '
             '"... in compliance with Chapter 17.84 (Appeals)."')
     head, why, folded = pages.decline_parts(first, [note])
-    assert head == "No sure answer." and why == ["Not loaded: Chapter 17.84 (Appeals), which the loaded text cites but does not contain."]
-    assert folded[0].startswith("§ 17.62.070 Amendments:") and folded[1].startswith("The nearest passages")
-    answer = Answer(question="appeal?", abstained=True, route="abstain",
-                    answer="\n".join([first, note, "Nearest sections: § 17.62.070 Amendments.", pages.GENERIC_ASK]))
-    card = pages.answer_card(0, answer, label, lambda s: True, [("17.62.070", "§ 17.62.070 Amendments", True)])
-    order = [card.index(mark) for mark in ('class="headline"', 'class="why"', 'class="nearest"', 'class="contact"', "<details")]
+    assert head == pages.DECLINE_LEAD == "I could not find where the code answers this for certain."
+    assert why == ["Not loaded: Chapter 17.84 (Appeals), which the loaded text cites but does not contain."]
+    assert folded[0].startswith("§ 17.62.070 Amendments:")
+    # A decline's own first line that says why (not the general one) is the first reason, in words.
+    head, why, _ = pages.decline_parts("No sure answer: the TOC district did not exist on 2025-12-08; ...", [])
+    assert head == pages.DECLINE_LEAD and why == ["The TOC district did not exist on 2025-12-08; ..."]
+    closest = (Closest("17.60.070", "002", "Initial Application review",
+                       ("17.60.070 Initial Application review", "A. Review for Completeness", "2. Appeal of Determination"),
+                       "the applicant may appeal the determination", 0.64),
+               Closest("17.60.040", "002", "Application preparation and filing", ("Table 6-1", "Minor Use Permit (MUP)"),
+                       "Minor Use Permit (MUP) 17.62.050 Decision(2) Appeal Appeal", 0.6, table="Table 6-1"))
+    answer = Answer(question="appeal?", abstained=True, route="abstain", closest=closest,
+                    answer="\n".join([first, note, 'Closest passage: § 17.60.070 ...: "the applicant may appeal"',
+                                      "Nearest sections: § 17.62.070 Amendments.", pages.GENERIC_ASK]))
+    card = pages.answer_card(0, answer, label, lambda s: True, [("17.62.070", "§ 17.62.070 Amendments", True),
+                                                                ("17.60.040", "§ 17.60.040 Application", True)],
+                             closest_anchors=[4, 0])
+    order = [card.index(mark) for mark in ('class="headline"', 'class="why"', 'class="closest"', 'class="nearest"',
+                                           'class="contact"', "<details")]
     assert order == sorted(order)
+    assert ("§ 17.60.070 Initial Application review › A. Review for Completeness › 2. Appeal of Determination — Ord"
+            in card)
+    assert '<blockquote class="closest-quote"><mark>the applicant may appeal the determination</mark></blockquote>' in card
+    assert 'href="?section=17.60.070&amp;doc=002#q4"' in card
+    assert pages.nav(do="section", id="17.60.070", doc="002", quote="the applicant may appeal the determination") in card
+    # The other nearest: a table row opens its grid at the row; a section named only once, as its closest passage.
+    assert pages.nav(do="grid", section="17.60.040", table="6-1", row="Minor Use Permit (MUP)") in card
+    assert card.count("§ 17.60.040 Application") == 1 and "Other nearest sections:" in card
+    assert "Closest passage:" not in card  # shown as the block, not as a folded reason
     assert "City of Cotati Planning Department" in card and pages.GENERIC_ASK not in card
     assert "Ask the Planning Department: Planning, 1" in pages.answer_card(0, answer, label, lambda s: True, [], contact="Planning, 1")
 
