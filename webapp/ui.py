@@ -153,6 +153,9 @@ JS = """
     box.dispatchEvent(new Event('input', {bubbles: true}));
     return true;
   };
+  window.__cotatiMoves = 0;
+  ['pointerdown', 'keydown', 'wheel', 'touchstart'].forEach((kind) =>
+    document.addEventListener(kind, () => { window.__cotatiMoves += 1; }, {capture: true, passive: true}));
   document.addEventListener('click', (event) => {
     const el = event.target.closest('[data-nav]');
     if (!el || event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
@@ -215,11 +218,19 @@ JS = """
         return;
       }
       if (how === 'inner') return;
-      if (how === 'start' && lineInView(el)) return;
-      if (how === 'start' && el.closest('.turn')) {  // a new answer: its question and first line at the top
-        el.closest('.turn').scrollIntoView({block: 'start'});
+      if (how === 'start' && el.closest('.turn')) {
+        // A new answer: its question and first line at the top. Checked again for a moment: the question box,
+        // emptied while it has the focus, scrolls its caret into view after the answer is drawn.
+        // Any click, key or touch of the reader's own ends the checks (theirs is the last word).
+        const token = ++window.__cotatiMoves;
+        const bring = () => {
+          if (token === window.__cotatiMoves && el.isConnected && !lineInView(el)) el.closest('.turn').scrollIntoView({block: 'start'});
+        };
+        bring();
+        [120, 350, 700].forEach((ms) => setTimeout(bring, ms));
         return;
       }
+      if (how === 'start' && lineInView(el)) return;
       const tall = el.getBoundingClientRect().height > window.innerHeight * 0.6;
       el.scrollIntoView({block: how === 'start' || tall ? 'start' : 'center'});
     });
@@ -247,8 +258,19 @@ JS = """
         box.scrollIntoView({block: 'center'}); box.focus({preventScroll: true});
       });
       document.body.appendChild(again);
-      new IntersectionObserver((seen) => { again.hidden = seen[0].isIntersecting; }).observe(ask);
+      let queued = false;
+      const place = () => {
+        queued = false;
+        const now = document.querySelector('#question textarea');  // gradio may draw the box anew
+        const r = now ? now.getBoundingClientRect() : null;
+        again.hidden = !r || (r.bottom > 0 && r.top < window.innerHeight);
+      };
+      const later = () => { if (!queued) { queued = true; requestAnimationFrame(place); } };
+      window.addEventListener('scroll', later, {capture: true, passive: true});
+      window.addEventListener('resize', later, {passive: true});
+      window.__cotatiPlace = later;
     }
+    if (window.__cotatiPlace) window.__cotatiPlace();
     document.querySelectorAll('[data-set-url]:not([data-url-done])').forEach((el) => {
       el.setAttribute('data-url-done', '1');
       try { history.replaceState(null, '', el.getAttribute('data-set-url')); } catch (e) {}
