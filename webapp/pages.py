@@ -550,6 +550,8 @@ def grid_view(grid, district_name, document_label, highlight_rows: tuple = (), h
               "regulations · — not allowed. " if permit else "")
            + '<span class="mark-amended" aria-hidden="true">▲</span> amended by a later document · '
              '<span class="mark-review" aria-hidden="true">?</span> could not be read with confidence · '
+             '<span class="mark-reviewed" aria-hidden="true">ʳ</span> read by a reviewer from the print (its note is in '
+             "the cell's details) · "
              "(n) footnote. Select a cell to see its document, date, source line and history.</p>",
            f'<div class="grid-scroll" tabindex="0" role="region" aria-label="{esc(caption)} (scrolls)">',
            f'<table class="grid"><caption class="sr-only">{esc(caption)}</caption><thead><tr>'
@@ -597,7 +599,12 @@ def _grid_cell(grid, entry, row, column, cited) -> str:
     if amended:
         marks.append('<span class="mark-amended" aria-hidden="true">▲</span>')
         words.append("amended")
-    if cell.review:
+    if cell.reading is not None:  # the parser could not; a reviewer read the print (the note says how)
+        value = cell.value if cell.value is not None else ("blank" if cell.reading.status == "blank" else "?")
+        marks.append('<span class="mark-reviewed" aria-hidden="true">ʳ</span>')
+        words.append("read by a reviewer from the print" if cell.value is not None or cell.reading.status == "blank"
+                     else "the print cannot tell: read § " + cell.reading.refer)
+    elif cell.review:
         marks.append('<span class="mark-review" aria-hidden="true">?</span>')
         words.append("could not be read with confidence")
     if cell.interim:
@@ -606,7 +613,8 @@ def _grid_cell(grid, entry, row, column, cited) -> str:
         words.append("left out of a later restatement")
     notes = "".join(f"<sup>({esc(n.number)})</sup>" for n in cell.footnotes if n.scope == "cell")
     label = f"{row}, {column}: {value}" + (f" ({', '.join(words)})" if words else "") + ". Show where it comes from."
-    classes = ["cell"] + (["amended"] if amended else []) + (["review"] if cell.review else []) + (["cited"] if cited else [])
+    review = cell.review and cell.reading is None
+    classes = ["cell"] + (["amended"] if amended else []) + (["review"] if review else []) + (["cited"] if cited else [])
     command = nav(do="cell", section=grid.section, table=grid.table, category=cell.category, row=row, column=column)
     shown = esc(value if len(value) <= 60 else value[:57] + "…")
     return (f'<td><button type="button" class="{" ".join(classes)}" data-nav="{command}" aria-label="{esc(label)}">'
@@ -637,7 +645,15 @@ def cell_info(entry, district_name, document_label) -> str:
         out.append(f"<dt>Source line</dt><dd><code>{esc(cell.source)}</code></dd>")
     if cell.raw and cell.raw != cell.value:
         out.append(f"<dt>Read from</dt><dd><code>{esc(cell.raw)}</code></dd>")
-    if cell.review:
+    if cell.reading is not None:
+        reading = cell.reading
+        said = (reading.value if reading.value is not None else
+                ("left blank in the print" if reading.status == "blank" else f"the print cannot tell; read § {reading.refer}"))
+        basis = "confirmed by the print or another passage" if reading.basis == "confirmed" else "inferred from the table's pattern"
+        out.append(f"<dt>Reviewer's reading</dt><dd>{esc(said)} ({esc(basis)}); the parser could not read it"
+                   f"{esc(': ' + cell.review_reason if cell.review_reason else '')}.</dd>")
+        out.append(f"<dt>Reviewer's note</dt><dd>{esc(reading.note)}</dd>")
+    elif cell.review:
         out.append(f"<dt>Review</dt><dd>Could not be read with confidence{esc(': ' + cell.review_reason if cell.review_reason else '')}.</dd>")
     if cell.note:
         out.append(f"<dt>Reading note</dt><dd>{esc(cell.note)}</dd>")

@@ -123,6 +123,7 @@ table.grid td.empty { background: #f9fafb; }
 table.grid.permit-row td, table.grid.permit-row th { padding: 4px 6px; }
 .mark-amended { color: #1d4ed8; font-size: 0.8em; margin-left: 2px; }
 .mark-review { color: #7c2d12; font-weight: 700; margin-left: 2px; }
+.mark-reviewed { color: #166534; font-weight: 700; margin-left: 2px; }
 table.grid sup { font-size: 0.75em; color: #374151; }
 .cell-info { border: 1px solid #1d4ed8; border-radius: 6px; padding: 6px 12px; margin-top: 8px; background: #fff; color: #111827; }
 .cell-info h4 { margin: 4px 0; }
