@@ -427,3 +427,39 @@ def test_coverage_page_and_jump_urls():
     assert pages.jump_url(Lookup("Table 2-4", "table", table="2-4"), "Table 2-4") == "?table=2-4"
     assert pages.jump_url(Lookup("17.44", "chapter", chapter="17.44"), "17.44") == "?chapter=17.44"
     assert pages.jump_url(Lookup("x", "none"), "x") == ""
+
+
+# -- issue 36: staff-readable answers ---------------------------------------------------------
+def test_a_cli_command_in_an_answer_becomes_the_apps_change_page():
+    from webapp import pages
+
+    html = pages.linkify("... and 12 more; the full list: `python -m ingest diff --document 001`.", lambda s: True)
+    assert "python -m" not in html and 'href="?changes=001"' in html
+    assert pages.nav(do="changes", doc="001") in html and ">the page of what it changed</a>." in html
+
+
+def test_a_source_from_a_proposed_document_says_so_beside_it():
+    from webapp import pages
+
+    answer = Answer(question="q", abstained=False, route="permit", answer="A use permit (UP) is required.\nSource: § 17.22.020",
+                    citations=(Citation("17.22.020", "Allowable land uses", "000", "2023-11-06", "Bar UP", "Table 2-3"),
+                               Citation("17.60.040", "Application", "002", "2025-12-09", "MUP", "Table 6-1")))
+    status = {"000": "proposed ordinance; restates Tables 2-2, 2-3", "002": "adopted (Ord. 939)"}.get
+    card = pages.answer_card(0, answer, label, lambda s: True, [], status=status)
+    first, second = card.split('<ol class="sources">', 1)[1].split("</li>")[:2]
+    assert "a proposed ordinance: the loaded copy shows no adoption by the City Council" in first
+    assert "proposed" not in second
+    assert "proposed" not in pages.answer_card(0, answer, label, lambda s: True, [])  # no statuses known: nothing said
+
+
+def test_table_6_1_grid_shows_the_reviewers_readings_not_question_marks(loaded):
+    engine = _engine(loaded, lambda progress: None)
+    grid = engine.grid("17.60.040", "6-1")
+    page = pages.grid_view(grid, engine.district_name, engine.document_label)
+    cells = page.count('<button type="button" class="cell')
+    assert page.count('class="mark-reviewed"') >= 30 and page.count('class="mark-review"') < cells // 10
+    entry = next(e for (cat, row, column), e in grid.cells.items() if row == "Minor Use Permit (MUP)" and column == "Director")
+    assert entry.cell.value == "Decision"
+    info = pages.cell_info(entry, engine.district_name, engine.document_label)
+    info = info.replace("&#x27;", "'")
+    assert "<dt>Reviewer's reading</dt><dd>Decision (" in info and "<dt>Reviewer's note</dt>" in info and "Footnote (2)" in info

@@ -18,6 +18,8 @@ from . import structure, views
 ORDINANCE_REF = re.compile(r"§\s*(\d{3}):(PREAMBLE|SECTION-\d+)")
 SECTION_REF = re.compile(r"(?:(§§?\s*)|\b(Sections?\s+))?(?<![\d.])(\d{1,2}\.\d{2}\.\d{3})(?![\d])")
 TABLE_REF = re.compile(r"\bTable (\d{1,2}-\d{1,2}), § (\d{1,2}\.\d{2}\.\d{3})")
+# The CLI's list of what a document changed: in the page, the app's own change page instead.
+CLI_DIFF = re.compile(r"`?python -m ingest diff --document (\w{1,20})`?")
 NEAREST_LINE = re.compile(r"^Nearest sections?:", re.I)
 READ_AS = re.compile(r"^Read as:\s*", re.I)
 GENERIC_ASK = "Please ask the City of Cotati Planning Department."
@@ -73,12 +75,18 @@ def linkify(text: str, known, label=None) -> str:
         spans.append((found.start(), found.end(), "table", found))
     for found in ORDINANCE_REF.finditer(text):
         spans.append((found.start(), found.end(), "part", found))
+    for found in CLI_DIFF.finditer(text):
+        spans.append((found.start(), found.end(), "changes", found))
     for found in SECTION_REF.finditer(text):
         if not any(a <= found.start() < b for a, b, _, _ in spans):
             spans.append((found.start(), found.end(), "section", found))
     for start, end, kind, found in sorted(spans, key=lambda s: s[0]):
         out.append(esc(text[at:start]))
-        if kind == "part":
+        if kind == "changes":
+            document = found.group(1)
+            out.append(link("the page of what it changed", f"?changes={document}",
+                            {"do": "changes", "doc": document}, "changes-link"))
+        elif kind == "part":
             section_id = f"{found.group(1)}:{found.group(2)}"
             shown = label(section_id) if label else section_id
             out.append(section_link(section_id, shown))
@@ -202,7 +210,7 @@ NOT_LOADED = "Not loaded: "
 
 def answer_card(turn: int, answer, document_label, known, nearest: list, contact: str = "", latest: bool = False,
                 asked: str = "", label=None, anchors: list | None = None, feedback: dict | None = None,
-                scroll: bool = True, note: str = "", closest_anchors: list | None = None) -> str:
+                scroll: bool = True, note: str = "", closest_anchors: list | None = None, status=None) -> str:
     """One question and its answer: the direct answer as the headline, then "Read as", reasons,
     follow-up buttons, the sources as links that open the cited section beside the chat, and (when
     the answer is in the question log) "Was this answer right?". A decline is short: a headline, one
@@ -214,6 +222,8 @@ def answer_card(turn: int, answer, document_label, known, nearest: list, contact
     ``scroll``: the latest answer's first line is scrolled into view (not when only a mark changed).
     ``note``: a line about the documents the answer came from (they changed since the answer above).
     ``closest_anchors``: the block (#qN) of each of a decline's closest passages in its section.
+    ``status(document id)``: the manifest's status of a document ("proposed ..."): a proposed one says so
+    beside each source it is.
     """
     first, read_as, rest = _card_lines(answer)
     declined = answer.abstained and answer.route not in ("clarify", "invalid")
@@ -248,7 +258,7 @@ def answer_card(turn: int, answer, document_label, known, nearest: list, contact
             out.append('<ul class="reasons">' + "".join(f"<li>{linkify(line, known, label)}</li>" for line in rest) + "</ul>")
         out.append(_nearest_list(nearest))
     out.append(_options(answer))
-    out.append(_sources(turn, answer, document_label, anchors))
+    out.append(_sources(turn, answer, document_label, anchors, status))
     if note:
         out.append(f'<p class="corpus-note" role="note">{esc(note)}</p>')
     if feedback is not None:
@@ -382,7 +392,14 @@ def _options(answer) -> str:
     return f'<div class="followups" role="group" aria-label="{esc(label)}"><p>{esc(label)}</p>{buttons}</div>'
 
 
-def _sources(turn: int, answer, document_label, anchors: list | None) -> str:
+def proposed_note(status: str) -> str:
+    """Beside a source whose document the manifest calls proposed: what that means for the reader."""
+    if not str(status or "").lower().startswith("proposed"):
+        return ""
+    return " (a proposed ordinance: the loaded copy shows no adoption by the City Council)"
+
+
+def _sources(turn: int, answer, document_label, anchors: list | None, status=None) -> str:
     if not answer.citations:
         return ""
     out = ['<p class="sources-head">Sources (open one to read the quoted text):</p><ol class="sources">']
@@ -394,7 +411,9 @@ def _sources(turn: int, answer, document_label, anchors: list | None) -> str:
         meta = f" — {document_label(citation.document)}{', ' + where if where else ''}, {citation.date}"
         anchor = anchors[number] if anchors and number < len(anchors) else 0
         href = section_url(citation.section, citation.document, anchor)
-        out.append(f"<li>{link(title + table, href, {'do': 'cite', 'turn': turn, 'n': number}, 'cite')}{esc(meta)}</li>")
+        said = proposed_note(status(citation.document)) if status else ""
+        flag = f'<span class="proposed">{esc(said)}</span>' if said else ""
+        out.append(f"<li>{link(title + table, href, {'do': 'cite', 'turn': turn, 'n': number}, 'cite')}{esc(meta)}{flag}</li>")
     out.append("</ol>")
     return "".join(out)
 

@@ -111,7 +111,8 @@ class Viewer:
                                            self.contact, latest=number == len(turns) - 1, asked=shown, label=self.label,
                                            anchors=[self.anchor(c) for c in answer.citations], feedback=marks,
                                            scroll=marked is None, note=note,
-                                           closest_anchors=[self.passage_anchor(c) for c in getattr(answer, "closest", ())]))
+                                           closest_anchors=[self.passage_anchor(c) for c in getattr(answer, "closest", ())],
+                                           status=self.engine.document_status))
         return pages.conversation(cards)
 
     def citation_view(self, answer, index: int, scroll: str = "center") -> str:
