@@ -463,3 +463,22 @@ def test_table_6_1_grid_shows_the_reviewers_readings_not_question_marks(loaded):
     info = pages.cell_info(entry, engine.district_name, engine.document_label)
     info = info.replace("&#x27;", "'")
     assert "<dt>Reviewer's reading</dt><dd>Decision (" in info and "<dt>Reviewer's note</dt>" in info and "Footnote (2)" in info
+
+
+@pytest.mark.parametrize("question,table", [("Table 2-18", "2-18"), ("Show me Table 6-1", "6-1"), ("what is in table 2-18?", "2-18")])
+def test_a_table_asked_by_name_answers_with_a_one_line_lead_and_its_grid(loaded, question, table):
+    from webapp.viewer import Viewer
+
+    viewer = Viewer(_engine(loaded, lambda progress: None))
+    answer = Answer(question=question, abstained=False, route="section", answer="§ 17.24.030 Zoning\n\"Table 2-17 SW ...\"",
+                    citations=(Citation("17.24.030", "Zoning", "002", "2025-12-09", "Table 2-17"),))
+    page = viewer.cards([(question, answer, None, {})])
+    headline = re.search(r'<h3 class="headline table-lead"[^>]*>(.*?)</h3>', page).group(1)
+    assert headline.startswith(f"Table {table} of § ") and "shown below" in headline and "\n" not in headline
+    assert f'data-table="{table}"' in page and "<table class=\"grid\">" in page
+    assert "Table 2-17 SW" not in page  # the section's opening (another table) is not the answer
+
+
+def test_a_question_about_one_value_of_a_table_is_not_a_whole_table():
+    assert pages.whole_table_asked("what is the max height in table 2-18?") == ""
+    assert pages.whole_table_asked("Table 2-4 bar in CE") == ""

@@ -210,7 +210,8 @@ NOT_LOADED = "Not loaded: "
 
 def answer_card(turn: int, answer, document_label, known, nearest: list, contact: str = "", latest: bool = False,
                 asked: str = "", label=None, anchors: list | None = None, feedback: dict | None = None,
-                scroll: bool = True, note: str = "", closest_anchors: list | None = None, status=None) -> str:
+                scroll: bool = True, note: str = "", closest_anchors: list | None = None, status=None,
+                table: tuple[str, str] | None = None) -> str:
     """One question and its answer: the direct answer as the headline, then "Read as", reasons,
     follow-up buttons, the sources as links that open the cited section beside the chat, and (when
     the answer is in the question log) "Was this answer right?". A decline is short: a headline, one
@@ -224,6 +225,8 @@ def answer_card(turn: int, answer, document_label, known, nearest: list, contact
     ``closest_anchors``: the block (#qN) of each of a decline's closest passages in its section.
     ``status(document id)``: the manifest's status of a document ("proposed ..."): a proposed one says so
     beside each source it is.
+    ``table``: (lead, grid HTML) when the question asked for a whole table by name: the lead is the headline
+    and the grid the answer.
     """
     first, read_as, rest = _card_lines(answer)
     declined = answer.abstained and answer.route not in ("clarify", "invalid")
@@ -233,6 +236,15 @@ def answer_card(turn: int, answer, document_label, known, nearest: list, contact
     out = [f'<article class="{cls}{state}" data-turn="{turn}" aria-labelledby="{head_id}">',
            f'<p class="asked"><span class="sr-only">You asked: </span>{esc(asked or answer.question)}</p>']
     scrolled = ' data-scroll-to="start"' if latest and scroll else ""
+    if table is not None and not answer.abstained:
+        lead, grid = table
+        out.append(f'<h3 class="headline table-lead" id="{head_id}"{scrolled}>{esc(lead)}</h3>')
+        out.append(f'<div class="answer-grid">{grid}</div>')
+        out.append(_sources(turn, answer, document_label, anchors, status))
+        if feedback is not None:
+            out.append(feedback_block(turn, **feedback))
+        out.append("</article>")
+        return "".join(out)
     if declined:
         first, why, folded = decline_parts(first, [line for line in rest if line.strip() != GENERIC_ASK
                                                    and not line.startswith(CLOSEST_LINE)])
@@ -281,6 +293,26 @@ def _card_lines(answer) -> tuple[str, list[str], list[str]]:
         made = interpretation_line(getattr(answer, "interpretation", None))
         read_as = [made] if made else []
     return first, read_as, rest
+
+
+# A question that asks for a whole table by name and nothing else ("Table 2-18", "show me Table 6-1",
+# "what is in table 2-18?"): the page answers with a one-line lead and the table's grid.
+WHOLE_TABLE = re.compile(r"^\s*(?:(?:please\s+)?(?:show|give|open|display|view|see|list)(?:\s+me)?\s+|what(?:'s|\s+is)\s+in\s+)?"
+                         r"(?:the\s+)?table\s+(\d{1,2}-\d{1,2})\s*[?.!]*\s*$", re.I)
+
+
+def whole_table_asked(question: str) -> str:
+    """The table number a question asks for whole ("2-18"), or ""."""
+    found = WHOLE_TABLE.match(question or "")
+    return found.group(1) if found else ""
+
+
+def table_lead(grid) -> str:
+    """The one-line lead of a table asked for by name."""
+    rows = f"{len(grid.rows)} row{'s' if len(grid.rows) != 1 else ''}"
+    columns = f"{len(grid.columns)} column{'s' if len(grid.columns) != 1 else ''}"
+    return (f"Table {grid.table} of § {grid.section} {grid.title}: {rows} × {columns}, shown below; "
+            "select a cell for its source and history.")
 
 
 DECLINE_LEAD = "I could not find where the code answers this for certain."

@@ -66,6 +66,8 @@ CSS = """
 .turn .asked { margin: 0 0 4px; color: #374151; font-size: 0.92em; overflow-wrap: anywhere; }
 .turn .headline { font-size: 1.2em; line-height: 1.35; margin: 2px 0 6px; color: #111827; scroll-margin-top: 12px; }
 .turn.abstained .headline { color: #7c2d12; }
+.turn .headline.table-lead { font-size: 1.05em; font-weight: 600; }
+.turn .answer-grid .grid-view h3 { font-size: 1em; }
 #as-of-note p { margin: 2px 0; color: #7c2d12; font-weight: 600; }
 .turn .read-as, .turn .confidence, .turn .valid-for { margin: 2px 0; font-size: 0.9em; color: #374151; font-style: italic; }
 .turn ul, .turn ol { margin: 6px 0 6px 1.3em; padding: 0; }
