@@ -13,7 +13,7 @@ from pathlib import Path
 
 import settings
 
-from . import choose, chooser, decline, document_changes, provision_changes, then, timepoint
+from . import choose, chooser, decline, document_changes, families, provision_changes, then, timepoint
 from . import confidence as confidence_mod
 from . import reader as reader_mod
 from .permits import PermitTables
@@ -82,7 +82,10 @@ class Assistant:
         if change is not None:
             return self._changed(change, text, history)
         point = timepoint.asked_time(text, documents) if self.then_factory is not None else None
-        return chooser.answer(text, history, self.resources) if point is None else self._as_of(point, text, history)
+        if point is not None:
+            return self._as_of(point, text, history)
+        answer = chooser.answer(text, history, self.resources)
+        return families.whole_family(text, answer, self.tables, self.resources.read(text), self.corpus)
 
     def _changed(self, change: timepoint.ChangeAsked, text: str, history: Sequence) -> Answer:
         """Today's answer with what the named document changed in the cells it uses (or since when
