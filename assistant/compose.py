@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ingest.tables import reading_words, reviewed_line
+import re
+
+from ingest.tables import reading_words
 
 from . import answer_type
 from .passages import best_quote
@@ -38,6 +40,22 @@ def authority_lines(entries, corpus) -> tuple[list[str], Citation | None]:
     citation = table_citation(cell, corpus, quote=quote)
     reviewed = reviewed_line(e.cell for e in roles)
     return [line, reviewed] if reviewed else [line], citation
+
+
+REVIEWED_LINE = "Read from the printed table by a reviewer (the parser could not); see the reviewer's note on {where}."
+
+
+def reviewed_line(cells) -> str:
+    """The one short line an answer built on reviewed cells carries, naming the note it points to ("see the
+    reviewer's note on Table 6-1, Minor Use Permit (MUP)", shown with the cell in the table's grid); ''
+    when no cell is reviewed."""
+    read = [cell for cell in cells if cell.reading is not None]
+    if not read:
+        return ""
+    rows = list(dict.fromkeys((cell.table, cell.row) for cell in read))
+    table, row = rows[0]
+    more = f" (and {len(rows) - 1} more row{'s' if len(rows) > 2 else ''})" if len(rows) > 1 else ""
+    return REVIEWED_LINE.format(where=f"Table {table}, {row}{more}")
 
 
 def permit_answer(query: Query, tables: PermitTables, match: RowMatch, districts: list[str], corpus,
@@ -228,9 +246,20 @@ def cited_not_loaded(query: Query, nearest: list[str], corpus, limit: int = 1) -
         return []
     from ingest.references import cited_missing
 
-    found = cited_missing(query.corrected or query.text, list(nearest), graph(), limit)
+    found = cited_missing(without_generic(query.corrected or query.text), list(nearest), graph(), limit)
     return [f"Not loaded: {target.label}, which the loaded text cites but does not contain — "
             f'{section_label(reference.section, corpus)}: "{reference.passage}"' for target, reference in found]
+
+
+# Words that name no subject of their own: "was a bar allowed in TOC?" is not about § 17.24.050, "Limitation on
+# the Location of Allowable Land Uses", though both say "allowed".
+GENERIC_WORDS = re.compile(r"\b(?:allow(?:s|ed|able)?|uses?|land|limitations?|locations?|general|standards?|regulations?)\b",
+                           re.I)
+
+
+def without_generic(question: str) -> str:
+    """The question without the words that tie it to no cited section in particular."""
+    return " ".join(GENERIC_WORDS.sub(" ", question).split())
 
 
 def section_label(section_id: str, corpus) -> str:

@@ -165,18 +165,9 @@ _COMMON = frozenset("this that with from shall such which their there these thos
                     "compliance accordance provided provisions required requirements other under into than more".split())
 
 
-# Words of a cited unit's printed name that name no subject of their own: "Limitation on the Location of
-# Allowable Land Uses" is not what "was a bar allowed in TOC?" asks about.
-_NAME_GENERIC = frozenset("allow allowable allowed use uses land limitation limitations location general "
-                          "standards regulations permit permits".split())
-
-
 def stems(text: str) -> frozenset[str]:
     """Content words of ``text`` cut to five letters ("Appeals", "appeal" -> "appea"); three letters at least."""
     return frozenset(w[:5] for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in _COMMON)
-
-
-_GENERIC_STEMS = frozenset(w[:5] for w in _NAME_GENERIC)
 
 
 def cited_missing(question: str, citing: list[str], graph: Graph, limit: int = 2) -> list[tuple[Target, Reference]]:
@@ -190,7 +181,7 @@ def cited_missing(question: str, citing: list[str], graph: Graph, limit: int = 2
         for reference in target.cited_by:
             if reference.section not in order:
                 continue
-            by_name = len(asked & (stems(target.name) - _GENERIC_STEMS))
+            by_name = len(asked & stems(target.name))
             # A passage cut short is a table's flattened rows, not a sentence: only its name can tie it.
             by_passage = 0 if reference.passage.endswith("…") else len(asked & stems(reference.passage))
             if by_name or by_passage >= 2:

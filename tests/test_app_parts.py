@@ -482,3 +482,17 @@ def test_a_table_asked_by_name_answers_with_a_one_line_lead_and_its_grid(loaded,
 def test_a_question_about_one_value_of_a_table_is_not_a_whole_table():
     assert pages.whole_table_asked("what is the max height in table 2-18?") == ""
     assert pages.whole_table_asked("Table 2-4 bar in CE") == ""
+
+
+def test_every_see_note_names_the_note():
+    from types import SimpleNamespace
+
+    from assistant import compose
+
+    read = SimpleNamespace(table="6-1", row="Variance", reading=object())
+    other = SimpleNamespace(table="6-1", row="Minor Variance", reading=object())
+    parsed = SimpleNamespace(table="6-1", row="Tree Permit - Native oak", reading=None)
+    assert compose.reviewed_line([parsed]) == ""
+    assert compose.reviewed_line([parsed, read]) == ("Read from the printed table by a reviewer (the parser could not); "
+                                                     "see the reviewer's note on Table 6-1, Variance.")
+    assert compose.reviewed_line([read, other, read]).endswith("note on Table 6-1, Variance (and 1 more row).")

@@ -147,16 +147,9 @@ def reading_words(cell: Cell) -> str:
     return f"not printed legibly: the table cannot tell; read § {reading.refer}"
 
 
-REVIEWED_LINE = "Read from the printed table by a reviewer (the parser could not); see the reviewer's note on {where}."
+REVIEWED_LINE = "Read from the printed table by a reviewer (the parser could not); see note."
 
 
 def reviewed_line(cells: Iterable[Cell]) -> str:
-    """The one short line an answer built on reviewed cells carries, naming the note ("see the reviewer's note
-    on Table 6-1, Minor Use Permit (MUP)", shown with the cell in the table's grid); '' when none is reviewed."""
-    read = [cell for cell in cells if cell.reading is not None]
-    if not read:
-        return ""
-    rows = list(dict.fromkeys((cell.table, cell.row) for cell in read))
-    table, row = rows[0]
-    more = f" (and {len(rows) - 1} more row{'s' if len(rows) > 2 else ''})" if len(rows) > 1 else ""
-    return REVIEWED_LINE.format(where=f"Table {table}, {row}{more}")
+    """The one short line an answer built on reviewed cells carries ('' when none is reviewed)."""
+    return REVIEWED_LINE if any(cell.reading is not None for cell in cells) else ""
