@@ -150,7 +150,7 @@ def _conditions(entries, corpus) -> list[str]:
             key = f"note {note.number}"
             if key not in seen and note.text:
                 seen.add(key)
-                lines.append(f"Note ({note.number}): {note.text}")
+                lines.append(f"Note ({note.number}): {note_text(note.text)}")
         if cell.interim and "interim" not in seen:
             seen.add("interim")
             lines.append("Marked * in the table: an interim use only.")
@@ -363,8 +363,19 @@ def _new_notes(cell, seen: set[str]) -> list[str]:
     for note in cell.footnotes:
         if note.text and note.number not in seen:
             seen.add(note.number)
-            lines.append(f"Note ({note.number}): {note.text}")
+            lines.append(f"Note ({note.number}): {note_text(note.text)}")
     return lines
+
+
+# A table's last note run on, in the flattened print, into the next printed copy of its section: the section's
+# number and title, then "Table N-N" and the table's rows again (Table 6-1's note (2) in Ord. 939).
+_SPILL = re.compile(r"\s+\d{1,2}\.\d{2}\.\d{3}\s+[A-Z][^.]{3,80}\.\s+Table \d{1,2}-\d{1,2}\b")
+
+
+def note_text(text: str) -> str:
+    """A footnote's own words, without the next copy of its table that the flattened print ran on into."""
+    found = _SPILL.search(text)
+    return text[: found.start()].rstrip() if found else text
 
 
 def _standard_value(cell) -> str:

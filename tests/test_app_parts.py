@@ -496,3 +496,15 @@ def test_every_see_note_names_the_note():
     assert compose.reviewed_line([parsed, read]) == ("Read from the printed table by a reviewer (the parser could not); "
                                                      "see the reviewer's note on Table 6-1, Variance.")
     assert compose.reviewed_line([read, other, read]).endswith("note on Table 6-1, Variance (and 1 more row).")
+
+
+def test_a_note_that_ran_on_into_the_next_copy_of_its_table_is_cut_there():
+    from assistant import compose
+
+    spilled = ("The director may defer action and refer the request to the commission , so that the commission may "
+               "instead make the decision. 17.60.040 Application preparation and filing. Table 6-1 Planning Permit Review "
+               "Authority Type of Decision ...")
+    assert compose.note_text(spilled) == ("The director may defer action and refer the request to the commission , so that "
+                                          "the commission may instead make the decision.")
+    whole = "Fees are set as described in Section 17.60.050 of this title. Table 2-3 applies."
+    assert compose.note_text(whole) == whole

@@ -13,6 +13,8 @@ import json
 import re
 from urllib.parse import urlencode
 
+from assistant.compose import note_text
+
 from . import structure, views
 
 ORDINANCE_REF = re.compile(r"§\s*(\d{3}):(PREAMBLE|SECTION-\d+)")
@@ -636,7 +638,7 @@ def grid_view(grid, district_name, document_label, highlight_rows: tuple = (), h
     if grid.notes:
         out.append(f'<details class="grid-notes"><summary>Notes to Table {esc(grid.table)} ({len(grid.notes)})</summary><ul>')
         for number, text in grid.notes:
-            out.append(f"<li>({esc(number)}) {esc(text)}</li>")
+            out.append(f"<li>({esc(number)}) {esc(note_text(text))}</li>")
         out.append("</ul></details>")
     out.append("</div>")
     return "".join(out)
@@ -683,7 +685,7 @@ def cell_info(entry, district_name, document_label) -> str:
         out.append(f"<dt>Category</dt><dd>{esc(cell.category)}</dd>")
     if cell.footnotes:
         out.append("<dt>Footnotes</dt><dd><ul>" + "".join(
-            f"<li>({esc(n.number)}) {esc(n.text or 'text not printed')} <span class='scope'>(on the {esc(n.scope)})</span></li>"
+            f"<li>({esc(n.number)}) {esc(note_text(n.text) or 'text not printed')} <span class='scope'>(on the {esc(n.scope)})</span></li>"
             for n in cell.footnotes) + "</ul></dd>")
     if cell.interim:
         out.append("<dt>Interim</dt><dd>Allowed only as an interim use in existing structures (*).</dd>")
@@ -756,7 +758,7 @@ def permit_row_view(table: str, row: str, cells: list, district_name, document_l
         value = views.requirement_words(cell.value) + (f" ({'; '.join(flags)})" if flags else "")
         for n in cell.footnotes:
             if n.text:
-                notes.setdefault(n.number, n.text)
+                notes.setdefault(n.number, note_text(n.text))
         where = views.ordinance_part(cell.ordinance_section)
         source = f"{document_label(cell.document)}, {cell.date}" + (f", {where}" if where else "")
         history = "; ".join(f"{views.requirement_words(h.value)} — {document_label(h.document)}, {h.date}"
