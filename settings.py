@@ -70,7 +70,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("session_idle_seconds", "COTATI_SESSION_IDLE_SECONDS", 3600, int, "a session (a tab's conversation) unused "
             "this long is dropped", low=60, high=7 * 86400),
     Setting("planning_contact", "COTATI_PLANNING_CONTACT", "", str, "Planning Department contact line shown with "
-            "questions the code does not answer (`--planning-contact`); none by default"),
+            "questions the code does not answer (`--planning-contact`); by default a general line naming the City of "
+            "Cotati Planning Department"),
     Setting("log_level", "COTATI_LOG_LEVEL", "INFO", str, "level of the app's log lines on stderr (DEBUG, INFO, "
             "WARNING, ERROR)", choices=("DEBUG", "INFO", "WARNING", "ERROR")),
     Setting("question_log", "COTATI_QUESTION_LOG", True, bool, "record each question the app answers (time, route, "

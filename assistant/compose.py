@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ingest.tables import reading_words, reviewed_line
+import re
+
+from ingest.tables import reading_words
 
 from .passages import best_quote
 from .permits import PERMIT_WORDS, SHORT_WORDS, PermitTables, RowMatch
@@ -37,6 +39,22 @@ def authority_lines(entries, corpus) -> tuple[list[str], Citation | None]:
     citation = table_citation(cell, corpus, quote=quote)
     reviewed = reviewed_line(e.cell for e in roles)
     return [line, reviewed] if reviewed else [line], citation
+
+
+REVIEWED_LINE = "Read from the printed table by a reviewer (the parser could not); see the reviewer's note on {where}."
+
+
+def reviewed_line(cells) -> str:
+    """The one short line an answer built on reviewed cells carries, naming the note it points to ("see the
+    reviewer's note on Table 6-1, Minor Use Permit (MUP)", shown with the cell in the table's grid); ''
+    when no cell is reviewed."""
+    read = [cell for cell in cells if cell.reading is not None]
+    if not read:
+        return ""
+    rows = list(dict.fromkeys((cell.table, cell.row) for cell in read))
+    table, row = rows[0]
+    more = f" (and {len(rows) - 1} more row{'s' if len(rows) > 2 else ''})" if len(rows) > 1 else ""
+    return REVIEWED_LINE.format(where=f"Table {table}, {row}{more}")
 
 
 def permit_answer(query: Query, tables: PermitTables, match: RowMatch, districts: list[str], corpus,
@@ -131,7 +149,7 @@ def _conditions(entries, corpus) -> list[str]:
             key = f"note {note.number}"
             if key not in seen and note.text:
                 seen.add(key)
-                lines.append(f"Note ({note.number}): {note.text}")
+                lines.append(f"Note ({note.number}): {note_text(note.text)}")
         if cell.interim and "interim" not in seen:
             seen.add("interim")
             lines.append("Marked * in the table: an interim use only.")
@@ -227,9 +245,20 @@ def cited_not_loaded(query: Query, nearest: list[str], corpus, limit: int = 1) -
         return []
     from ingest.references import cited_missing
 
-    found = cited_missing(query.corrected or query.text, list(nearest), graph(), limit)
+    found = cited_missing(without_generic(query.corrected or query.text), list(nearest), graph(), limit)
     return [f"Not loaded: {target.label}, which the loaded text cites but does not contain — "
             f'{section_label(reference.section, corpus)}: "{reference.passage}"' for target, reference in found]
+
+
+# Words that name no subject of their own: "was a bar allowed in TOC?" is not about § 17.24.050, "Limitation on
+# the Location of Allowable Land Uses", though both say "allowed".
+GENERIC_WORDS = re.compile(r"\b(?:allow(?:s|ed|able)?|uses?|land|limitations?|locations?|general|standards?|regulations?)\b",
+                           re.I)
+
+
+def without_generic(question: str) -> str:
+    """The question without the words that tie it to no cited section in particular."""
+    return " ".join(GENERIC_WORDS.sub(" ", question).split())
 
 
 def section_label(section_id: str, corpus) -> str:
@@ -333,8 +362,19 @@ def _new_notes(cell, seen: set[str]) -> list[str]:
     for note in cell.footnotes:
         if note.text and note.number not in seen:
             seen.add(note.number)
-            lines.append(f"Note ({note.number}): {note.text}")
+            lines.append(f"Note ({note.number}): {note_text(note.text)}")
     return lines
+
+
+# A table's last note run on, in the flattened print, into the next printed copy of its section: the section's
+# number and title, then "Table N-N" and the table's rows again (Table 6-1's note (2) in Ord. 939).
+_SPILL = re.compile(r"\s+\d{1,2}\.\d{2}\.\d{3}\s+[A-Z][^.]{3,80}\.\s+Table \d{1,2}-\d{1,2}\b")
+
+
+def note_text(text: str) -> str:
+    """A footnote's own words, without the next copy of its table that the flattened print ran on into."""
+    found = _SPILL.search(text)
+    return text[: found.start()].rstrip() if found else text
 
 
 def _standard_value(cell) -> str:

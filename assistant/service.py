@@ -5,6 +5,7 @@ asks to clarify, or declines."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import settings
 
-from . import choose, chooser, document_changes, provision_changes, then, timepoint
+from . import choose, chooser, decline, document_changes, families, provision_changes, then, timepoint
 from . import confidence as confidence_mod
 from . import reader as reader_mod
 from .permits import PermitTables
@@ -40,6 +41,7 @@ class Assistant:
         self._then: dict[str, Assistant] = {}
         self._today: dict | None = None  # the as_of of today's answers, on first use
         self._diffs: dict = {}  # what each loaded document changed (ingest.changes.Diff), on first use
+        self._named_by: dict = {}  # district symbol -> the document that first prints it (``_first_naming``)
 
     @property
     def searcher(self):
@@ -56,7 +58,7 @@ class Assistant:
             answer = Answer(question=normalise_input(question)[:2000],
                             answer=str(error), abstained=True, route="invalid")
         else:
-            answer = self._about_time(text, history)
+            answer = decline.help_decline(text, self._about_time(text, history), self.resources)
             answer = answer if answer.as_of else replace(answer, as_of=self._valid_as_of())
         elapsed = (time.perf_counter() - started) * 1000
         return Answer(**{**answer.__dict__, "timing_ms": elapsed})
@@ -80,7 +82,10 @@ class Assistant:
         if change is not None:
             return self._changed(change, text, history)
         point = timepoint.asked_time(text, documents) if self.then_factory is not None else None
-        return chooser.answer(text, history, self.resources) if point is None else self._as_of(point, text, history)
+        if point is not None:
+            return self._as_of(point, text, history)
+        answer = chooser.answer(text, history, self.resources)
+        return families.whole_family(text, answer, self.tables, self.resources.read(text), self.corpus)
 
     def _changed(self, change: timepoint.ChangeAsked, text: str, history: Sequence) -> Answer:
         """Today's answer with what the named document changed in the cells it uses (or since when
@@ -148,7 +153,15 @@ class Assistant:
         def ask_now(question: str, turns: Sequence) -> Answer:
             return chooser.answer(question, turns, self.resources)
 
-        return then.answer_then(point, history, documents, ask_then, ask_now, text)
+        return then.answer_then(point, history, documents, ask_then, ask_now, text, self._first_naming)
+
+    def _first_naming(self, symbol: str):
+        """The loaded document that first prints a district's symbol (``then.not_yet``); None when none does."""
+        if symbol not in self._named_by:
+            pattern = re.compile(rf"(?<![A-Za-z0-9]){re.escape(symbol)}(?![A-Za-z0-9])")
+            dates = sorted((s.date, s.document) for s in self.corpus.sections if s.date and pattern.search(s.text))
+            self._named_by[symbol] = self.corpus.documents.get(dates[0][1]) if dates else None
+        return self._named_by[symbol]
 
     def ask_as_of(self, question: object, day: str, history: Sequence = ()) -> Answer:
         """``ask``, as of ``day`` (an ISO date) unless the question names a time or a change of its own:
@@ -163,6 +176,7 @@ class Assistant:
             return self.ask(question, history)
         started = time.perf_counter()
         answer = self._as_of(timepoint.TimePoint(day, f"as of {day}", text), text, history)
+        answer = decline.help_decline(text, answer, self.resources)
         return replace(answer, timing_ms=(time.perf_counter() - started) * 1000)
 
     def resolve_uses(self, phrase: str, limit: int = 12, floor: float = permit.FINDER_FLOOR) -> list[tuple[str, str]]:

@@ -21,9 +21,10 @@ def in_force_on(documents: Sequence, day: str) -> list:
 
 
 def answer_then(point: TimePoint, history: Sequence, documents: Sequence, ask_then: Ask, ask_now: Ask,
-                question: str) -> Answer:
+                question: str, created: Callable[[str], object] | None = None) -> Answer:
     """The answer as of ``point.date``; ``ask_then`` answers with the documents then in force,
-    ``ask_now`` with all of them."""
+    ``ask_now`` with all of them. ``created(symbol)``: the loaded document that first names a
+    district (None when none does): a decline about a district that did not yet exist says so."""
     from ingest.asof import in_force_json, in_force_line
 
     as_of = in_force_json(documents, point.date)
@@ -34,6 +35,9 @@ def answer_then(point: TimePoint, history: Sequence, documents: Sequence, ask_th
         return Answer(question=question, answer=text, abstained=True, route="abstain", as_of=as_of)
     then = ask_then(point.rest, history)
     if then.abstained:
+        missing = not_yet(then.interpretation, point.date, created) if created is not None else ""
+        if missing:
+            then = replace(then, answer="\n".join([missing, *then.answer.split("\n")[1:]]))
         return replace(then, question=question, as_of=as_of)
     lines = [f"As of {point.date}: {then.first_line}", *then.answer.split("\n")[1:]]
     now = ask_now(point.rest, history)
@@ -43,6 +47,20 @@ def answer_then(point: TimePoint, history: Sequence, documents: Sequence, ask_th
     lines.append(in_force_line(documents, point.date))
     interpretation = {**then.interpretation, "as_of": point.date, "time_words": point.said}
     return replace(then, question=question, answer="\n".join(lines), as_of=as_of, interpretation=interpretation)
+
+
+def not_yet(interpretation: dict, day: str, created: Callable[[str], object]) -> str:
+    """"No sure answer: the TOC (Transit Oriented Community) district did not exist on 2025-12-08; Ord. 939
+    (...) created it on 2025-12-09." for the first district the question names that no document then in
+    force names; "" when every one existed."""
+    for district in interpretation.get("districts") or ():
+        symbol = district.get("symbol") if isinstance(district, dict) else str(district)
+        document = created(symbol) if symbol else None
+        if document is not None and document.date > day:
+            name = f" ({district['name']})" if isinstance(district, dict) and district.get("name") else ""
+            return (f"No sure answer: the {symbol}{name} district did not exist on {day}; {_label(document)} created "
+                    f"it on {document.date}, so the law then in force says nothing about it.")
+    return ""
 
 
 def changed_since(then: Answer, now: Answer, documents: Sequence, day: str) -> str:

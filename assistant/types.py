@@ -77,6 +77,8 @@ class Answer:
     as_of: dict = field(default_factory=dict)
     # "How sure" in words ("high", "medium", "low"), from the bands fitted on dev; "" when not stated.
     how_sure: str = ""
+    # A decline's closest passages of the loaded text (assistant.closest.Closest), closest first.
+    closest: tuple = ()
 
     @property
     def first_line(self) -> str:
@@ -98,6 +100,7 @@ class Answer:
             "signals": {name: round(value, 4) for name, value in self.signals.items()},
             "clarify": list(self.clarify),
             **({"as_of": self.as_of} if self.as_of else {}),
+            **({"closest": [c.to_dict() for c in self.closest]} if self.closest else {}),
         }
 
 

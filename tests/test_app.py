@@ -199,7 +199,7 @@ def _wait(predicate, timeout=30.0, what="condition"):
 
 
 def _axe(browser, view: str) -> None:
-    """axe-core (bundled by selenium-axe-python, injected from local disk): no serious or critical violation."""
+    """axe-core (bundled by selenium-axe-python, injected from local disk): no violation at any impact."""
     import importlib.resources
 
     script = (importlib.resources.files("selenium_axe_python") / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
@@ -213,8 +213,7 @@ def _axe(browser, view: str) -> None:
         ".catch(e => done({error: String(e)}));")
     assert "error" not in result, result
     assert result["passes"] > 10, "axe-core did not run its checks"
-    bad = [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
-    assert bad == [], f"{view}: {json.dumps(bad, indent=1)}"
+    assert result["violations"] == [], f"{view}: {json.dumps(result['violations'], indent=1)}"
 
 
 def _viewport(browser, width: int, height: int) -> None:
@@ -432,9 +431,10 @@ def test_browser_table_grid_cell_provenance_and_browse(server, browser):
 
 
 def test_browser_decline_on_a_phone_names_what_is_not_loaded_and_the_coverage_page_lists_it(server, browser):
-    """Issue 25: on a 390x844 phone a decline is short, says by name what the loaded text cites but does not
-    contain, and shows the nearest sections and the planning contact on the first screen; the header's link
-    opens the coverage page; the jump box puts its view's URL in the address bar; axe finds nothing serious."""
+    """Issues 25 and 36: on a 390x844 phone a decline leads with what it could not find, says by name what the
+    loaded text cites but does not contain, and quotes the closest passage, highlighted, on the first screen
+    (the nearest sections and the planning contact follow); the header's link opens the coverage page; the
+    jump box puts its view's URL in the address bar; axe finds nothing serious."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
@@ -447,12 +447,16 @@ def test_browser_decline_on_a_phone_names_what_is_not_loaded_and_the_coverage_pa
         box.send_keys(Keys.ENTER)
         why = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#chat .turn.latest .why"), what="the decline")[0]
         assert why.text.startswith("Not loaded: Chapter 17.84 (Appeals), which the loaded text cites but does not contain")
+        headline = browser.find_element(By.CSS_SELECTOR, "#chat .turn.latest .headline")
+        assert headline.text == "I could not find where the code answers this for certain."
         time.sleep(0.5)
         ARTIFACTS.mkdir(exist_ok=True)
         browser.save_screenshot(str(ARTIFACTS / "decline-phone.png"))
-        for css in (".headline", ".why", ".nearest a", ".contact"):
+        for css in (".headline", ".why", ".closest blockquote mark"):
             element = browser.find_element(By.CSS_SELECTOR, f"#chat .turn.latest {css}")
             assert _in_view(browser, element), f"{css} must be on the first screen of a phone"
+        page = browser.find_element(By.CSS_SELECTOR, "#chat .turn.latest").text
+        assert "answer type" not in page and "topics" not in page  # no internal words
         assert CONTACT in browser.find_element(By.CSS_SELECTOR, "#chat .turn.latest .contact").text
         browser.find_element(By.CSS_SELECTOR, "#app-head a.coverage-link").click()
         page = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#jump-view .coverage-view"), what="the coverage page")[0]
@@ -463,6 +467,110 @@ def test_browser_decline_on_a_phone_names_what_is_not_loaded_and_the_coverage_pa
         jump.send_keys("17.44.065")
         jump.send_keys(Keys.ENTER)
         _wait(lambda: "section=17.44.065" in browser.current_url, what="the jump box's URL in the address bar")
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+SHOTS = Path(os.environ.get("COTATI_SHOTS_DIR") or ARTIFACTS)
+
+
+def _ask(browser, text: str, wanted: str):
+    """Type a question in the box (brought back with "New question" when it is off the screen) and wait for
+    the latest answer's headline to hold ``wanted``."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    box = browser.find_element(By.CSS_SELECTOR, "#question textarea")
+    again = browser.find_element(By.ID, "new-question")
+    _wait(lambda: _in_view(browser, box) or again.is_displayed(), timeout=5, what="the question box or New question")
+    if not _in_view(browser, box):
+        again.click()
+    _wait(lambda: _in_view(browser, box), timeout=5, what="the question box in view")
+    box.send_keys(text)
+    box.send_keys(Keys.ENTER)
+    return _wait(lambda: [h for h in browser.find_elements(By.CSS_SELECTOR, "#chat .turn.latest .headline")
+                          if wanted in h.text and browser.find_element(By.CSS_SELECTOR, "#chat .turn.latest .asked").text.endswith(text)],
+                 what=f"the answer to {text!r}")[0]
+
+
+def _first_line_in_view(browser, element) -> bool:
+    """The element's first line is whole on the screen (not cut at the bottom edge)."""
+    return browser.execute_script(
+        "const el = arguments[0], r = el.getBoundingClientRect();"
+        "const line = Math.min(r.height, parseFloat(getComputedStyle(el).lineHeight) || 20);"
+        "return r.height > 0 && r.top >= 0 && r.top + line <= window.innerHeight;", element)
+
+
+@pytest.mark.parametrize("width,height,name", [(1366, 768, "laptop"), (390, 844, "phone")])
+def test_browser_phone_first_answers_sections_and_grids_come_into_view(server, browser, width, height, name):
+    """Issue 36: at both sizes every new answer's first line is in view (after earlier answers too); a decline
+    quotes its closest passage highlighted, and the passage opens highlighted in its section with the section's
+    first line in view; an opened section's first line is in view; a grid opens at the district asked; the
+    question box stays reachable ("New question")."""
+    from selenium.webdriver.common.by import By
+
+    _viewport(browser, width, height)
+    try:
+        browser.get(server)
+        _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#question textarea"), what="the question box")
+        for question, wanted in (("Can I open a bar on East Cotati Avenue?", "A use permit (UP) is required."),
+                                 ("What is the TOC district?", ""),
+                                 ("Can I have a day care in RR?", "Not allowed.")):
+            headline = _ask(browser, question, wanted)
+            _wait(lambda: _first_line_in_view(browser, headline), timeout=5, what=f"the first line of {question!r} in view")
+        # A decline: the closest passage quoted, highlighted; opened where it stands, highlighted, its section's
+        # first line in view.
+        headline = _ask(browser, "how do I appeal a decision?", "I could not find where the code answers this")
+        _wait(lambda: _first_line_in_view(browser, headline), timeout=5, what="the decline's first line in view")
+        mark = browser.find_element(By.CSS_SELECTOR, "#chat .turn.latest .closest blockquote mark")
+        assert mark.text.strip() and _in_view(browser, mark)
+        browser.save_screenshot(str(SHOTS / f"decline-{name}.png"))
+        # The reader shows the passage with the decline, without moving the page; the link opens it in view.
+        assert browser.find_elements(By.CSS_SELECTOR, "#reader .section-view mark.quote, #reader table.grid tr.cited")
+        # (shown with the answer under an h2 heading, opened by the link under an h3)
+        browser.find_element(By.CSS_SELECTOR, "#chat .turn.latest a.closest-open").click()
+        opened = _wait(lambda: [v for v in browser.find_elements(By.CSS_SELECTOR, "#reader .section-view")
+                                if v.find_elements(By.CSS_SELECTOR, "h3.section-head")
+                                and v.find_elements(By.CSS_SELECTOR, "mark.quote")], what="the closest passage opened")[0]
+        head = opened.find_element(By.CSS_SELECTOR, ".section-head")
+        _wait(lambda: _first_line_in_view(browser, head), timeout=5, what="the opened section's first line in view")
+        quoted = opened.find_element(By.CSS_SELECTOR, "mark.quote")
+        _wait(lambda: _shown_whole(browser, quoted) or _first_line_in_view(browser, quoted), timeout=5,
+              what="the highlighted passage in view")
+        browser.save_screenshot(str(SHOTS / f"decline-opened-{name}.png"))
+        # A source opened from an earlier answer (on a phone the reader sits below every answer): the
+        # section's first line in view.
+        browser.execute_script("window.scrollTo(0, 0)")
+        earlier = next(t for t in browser.find_elements(By.CSS_SELECTOR, "#chat .turn")
+                       if t.find_element(By.CSS_SELECTOR, ".asked").text.endswith("What is the TOC district?"))
+        link = earlier.find_element(By.CSS_SELECTOR, "a.cite")
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", link)
+        cited = re.search(r"section=([\d.]+)", link.get_attribute("href")).group(1)
+        assert browser.find_element(By.CSS_SELECTOR, "#reader .section-view").get_attribute("data-section") != cited
+        link.click()
+        head = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, f"#reader .section-view[data-section='{cited}'] .section-head"),
+                     what="the earlier answer's source opened")[0]
+        _wait(lambda: _first_line_in_view(browser, head), timeout=5, what="the opened section's first line in view")
+        browser.save_screenshot(str(SHOTS / f"section-opened-{name}.png"))
+        # A grid opens at the district asked: the cited cell shown whole, beside the sticky row heading.
+        _ask(browser, "Can I open a bar in the TOC district?", "A use permit (UP) is required.")
+        browser.find_element(By.CSS_SELECTOR, "#chat .turn.latest a.cite").click()
+        cell = _wait(lambda: [c for c in browser.find_elements(By.CSS_SELECTOR, "#reader table.grid button.cell.cited")
+                              if "TOC" in (c.get_attribute("aria-label") or "")], what="the cited TOC cell")[0]
+        _wait(lambda: _shown_whole(browser, cell), timeout=5, what="the TOC cell in view")
+        rowhead = browser.find_element(By.CSS_SELECTOR, "#reader table.grid tr.cited th.rowhead")
+        assert browser.execute_script("return arguments[0].getBoundingClientRect().left >= "
+                                      "arguments[1].getBoundingClientRect().right - 1", cell, rowhead)
+        browser.save_screenshot(str(SHOTS / f"grid-at-district-{name}.png"))
+        if name == "phone":  # the question box is reachable from anywhere: "New question" brings it back
+            again = browser.find_element(By.ID, "new-question")
+            _wait(lambda: again.is_displayed(), timeout=5, what="the New question button")
+            again.click()
+            box = browser.find_element(By.CSS_SELECTOR, "#question textarea")
+            _wait(lambda: _in_view(browser, box), timeout=5, what="the question box back in view")
+            assert browser.execute_script("return document.activeElement === arguments[0]", box)
+        else:
+            _axe(browser, "decline and grid")
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 

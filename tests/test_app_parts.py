@@ -301,9 +301,16 @@ def test_answer_card_headline_sources_follow_ups_and_no_internal_ids():
     assert "000:PREAMBLE" not in markdown and "Telecommunications facilities ordinance, preamble" in markdown
 
 
-def test_interpretation_dict_becomes_a_read_as_line():
+def test_interpretation_dict_becomes_a_read_as_line_in_plain_words():
     line = pages.interpretation_line({"use": [{"label": "Bar, tavern", "words": "bar"}], "districts": ["CE"]})
-    assert line == "Read as: use Bar, tavern (“bar”); districts CE"
+    assert line == "Read as: a question about Bar, tavern (your words “bar”) in CE."
+    # Issue 36: a decline's reading names no field ("topics", "answer type"), only what was understood.
+    line = pages.interpretation_line({"uses": [], "districts": [{"symbol": "TOC", "name": "Transit Oriented Community",
+                                                                 "words": "TOC"}], "topics": ["allowed", "setback"],
+                                      "answer_type": "number", "sections": [], "tables": []})
+    assert line == ("Read as: a question about whether it is allowed, setbacks in TOC (Transit Oriented Community), "
+                    "asking for a number.")
+    assert not re.search(r"\b(?:topics?|answer type|uses|districts)\b", line)
 
 
 def test_engine_browses_chapters_subsections_tables_and_uses(loaded):
@@ -357,7 +364,8 @@ def test_clarification_options_are_listed_once():
     assert markdown.count("Can I keep chickens?") == 1 and "- \\- " not in markdown
 
 
-def test_a_decline_is_short_with_the_why_the_nearest_sections_and_a_default_contact():
+def test_a_decline_leads_with_what_was_not_found_then_why_the_closest_passage_the_nearest_and_a_contact():
+    from assistant.closest import Closest
     from webapp import pages
 
     first = ("No sure answer: the nearest passages and table rows of the Cotati code documents do not clearly answer this "
@@ -365,13 +373,35 @@ def test_a_decline_is_short_with_the_why_the_nearest_sections_and_a_default_cont
     note = ('Not loaded: Chapter 17.84 (Appeals), which the loaded text cites but does not contain — § 17.62.070 Amendments: '
             '"... in compliance with Chapter 17.84 (Appeals)."')
     head, why, folded = pages.decline_parts(first, [note])
-    assert head == "No sure answer." and why == ["Not loaded: Chapter 17.84 (Appeals), which the loaded text cites but does not contain."]
-    assert folded[0].startswith("§ 17.62.070 Amendments:") and folded[1].startswith("The nearest passages")
-    answer = Answer(question="appeal?", abstained=True, route="abstain",
-                    answer="\n".join([first, note, "Nearest sections: § 17.62.070 Amendments.", pages.GENERIC_ASK]))
-    card = pages.answer_card(0, answer, label, lambda s: True, [("17.62.070", "§ 17.62.070 Amendments", True)])
-    order = [card.index(mark) for mark in ('class="headline"', 'class="why"', 'class="nearest"', 'class="contact"', "<details")]
+    assert head == pages.DECLINE_LEAD == "I could not find where the code answers this for certain."
+    assert why == ["Not loaded: Chapter 17.84 (Appeals), which the loaded text cites but does not contain."]
+    assert folded[0].startswith("§ 17.62.070 Amendments:")
+    # A decline's own first line that says why (not the general one) is the first reason, in words.
+    head, why, _ = pages.decline_parts("No sure answer: the TOC district did not exist on 2025-12-08; ...", [])
+    assert head == pages.DECLINE_LEAD and why == ["The TOC district did not exist on 2025-12-08; ..."]
+    closest = (Closest("17.60.070", "002", "Initial Application review",
+                       ("17.60.070 Initial Application review", "A. Review for Completeness", "2. Appeal of Determination"),
+                       "the applicant may appeal the determination", 0.64),
+               Closest("17.60.040", "002", "Application preparation and filing", ("Table 6-1", "Minor Use Permit (MUP)"),
+                       "Minor Use Permit (MUP) 17.62.050 Decision(2) Appeal Appeal", 0.6, table="Table 6-1"))
+    answer = Answer(question="appeal?", abstained=True, route="abstain", closest=closest,
+                    answer="\n".join([first, note, 'Closest passage: § 17.60.070 ...: "the applicant may appeal"',
+                                      "Nearest sections: § 17.62.070 Amendments.", pages.GENERIC_ASK]))
+    card = pages.answer_card(0, answer, label, lambda s: True, [("17.62.070", "§ 17.62.070 Amendments", True),
+                                                                ("17.60.040", "§ 17.60.040 Application", True)],
+                             closest_anchors=[4, 0])
+    order = [card.index(mark) for mark in ('class="headline"', 'class="why"', 'class="closest"', 'class="nearest"',
+                                           'class="contact"', "<details")]
     assert order == sorted(order)
+    assert ("§ 17.60.070 Initial Application review › A. Review for Completeness › 2. Appeal of Determination — Ord"
+            in card)
+    assert '<blockquote class="closest-quote"><mark>the applicant may appeal the determination</mark></blockquote>' in card
+    assert 'href="?section=17.60.070&amp;doc=002#q4"' in card
+    assert pages.nav(do="section", id="17.60.070", doc="002", quote="the applicant may appeal the determination") in card
+    # The other nearest: a table row opens its grid at the row; a section named only once, as its closest passage.
+    assert pages.nav(do="grid", section="17.60.040", table="6-1", row="Minor Use Permit (MUP)") in card
+    assert card.count("§ 17.60.040 Application") == 1 and "Other nearest sections:" in card
+    assert "Closest passage:" not in card  # shown as the block, not as a folded reason
     assert "City of Cotati Planning Department" in card and pages.GENERIC_ASK not in card
     assert "Ask the Planning Department: Planning, 1" in pages.answer_card(0, answer, label, lambda s: True, [], contact="Planning, 1")
 
@@ -397,3 +427,84 @@ def test_coverage_page_and_jump_urls():
     assert pages.jump_url(Lookup("Table 2-4", "table", table="2-4"), "Table 2-4") == "?table=2-4"
     assert pages.jump_url(Lookup("17.44", "chapter", chapter="17.44"), "17.44") == "?chapter=17.44"
     assert pages.jump_url(Lookup("x", "none"), "x") == ""
+
+
+# -- issue 36: staff-readable answers ---------------------------------------------------------
+def test_a_cli_command_in_an_answer_becomes_the_apps_change_page():
+    from webapp import pages
+
+    html = pages.linkify("... and 12 more; the full list: `python -m ingest diff --document 001`.", lambda s: True)
+    assert "python -m" not in html and 'href="?changes=001"' in html
+    assert pages.nav(do="changes", doc="001") in html and ">the page of what it changed</a>." in html
+
+
+def test_a_source_from_a_proposed_document_says_so_beside_it():
+    from webapp import pages
+
+    answer = Answer(question="q", abstained=False, route="permit", answer="A use permit (UP) is required.\nSource: § 17.22.020",
+                    citations=(Citation("17.22.020", "Allowable land uses", "000", "2023-11-06", "Bar UP", "Table 2-3"),
+                               Citation("17.60.040", "Application", "002", "2025-12-09", "MUP", "Table 6-1")))
+    status = {"000": "proposed ordinance; restates Tables 2-2, 2-3", "002": "adopted (Ord. 939)"}.get
+    card = pages.answer_card(0, answer, label, lambda s: True, [], status=status)
+    first, second = card.split('<ol class="sources">', 1)[1].split("</li>")[:2]
+    assert "a proposed ordinance: the loaded copy shows no adoption by the City Council" in first
+    assert "proposed" not in second
+    assert "proposed" not in pages.answer_card(0, answer, label, lambda s: True, [])  # no statuses known: nothing said
+
+
+def test_table_6_1_grid_shows_the_reviewers_readings_not_question_marks(loaded):
+    engine = _engine(loaded, lambda progress: None)
+    grid = engine.grid("17.60.040", "6-1")
+    page = pages.grid_view(grid, engine.district_name, engine.document_label)
+    cells = page.count('<button type="button" class="cell')
+    assert page.count('class="mark-reviewed"') >= 30 and page.count('class="mark-review"') < cells // 10
+    entry = next(e for (cat, row, column), e in grid.cells.items() if row == "Minor Use Permit (MUP)" and column == "Director")
+    assert entry.cell.value == "Decision"
+    info = pages.cell_info(entry, engine.district_name, engine.document_label)
+    info = info.replace("&#x27;", "'")
+    assert "<dt>Reviewer's reading</dt><dd>Decision (" in info and "<dt>Reviewer's note</dt>" in info and "Footnote (2)" in info
+
+
+@pytest.mark.parametrize("question,table", [("Table 2-18", "2-18"), ("Show me Table 6-1", "6-1"), ("what is in table 2-18?", "2-18")])
+def test_a_table_asked_by_name_answers_with_a_one_line_lead_and_its_grid(loaded, question, table):
+    from webapp.viewer import Viewer
+
+    viewer = Viewer(_engine(loaded, lambda progress: None))
+    answer = Answer(question=question, abstained=False, route="section", answer="§ 17.24.030 Zoning\n\"Table 2-17 SW ...\"",
+                    citations=(Citation("17.24.030", "Zoning", "002", "2025-12-09", "Table 2-17"),))
+    page = viewer.cards([(question, answer, None, {})])
+    headline = re.search(r'<h3 class="headline table-lead"[^>]*>(.*?)</h3>', page).group(1)
+    assert headline.startswith(f"Table {table} of § ") and "shown below" in headline and "\n" not in headline
+    assert f'data-table="{table}"' in page and "<table class=\"grid\">" in page
+    assert "Table 2-17 SW" not in page  # the section's opening (another table) is not the answer
+
+
+def test_a_question_about_one_value_of_a_table_is_not_a_whole_table():
+    assert pages.whole_table_asked("what is the max height in table 2-18?") == ""
+    assert pages.whole_table_asked("Table 2-4 bar in CE") == ""
+
+
+def test_every_see_note_names_the_note():
+    from types import SimpleNamespace
+
+    from assistant import compose
+
+    read = SimpleNamespace(table="6-1", row="Variance", reading=object())
+    other = SimpleNamespace(table="6-1", row="Minor Variance", reading=object())
+    parsed = SimpleNamespace(table="6-1", row="Tree Permit - Native oak", reading=None)
+    assert compose.reviewed_line([parsed]) == ""
+    assert compose.reviewed_line([parsed, read]) == ("Read from the printed table by a reviewer (the parser could not); "
+                                                     "see the reviewer's note on Table 6-1, Variance.")
+    assert compose.reviewed_line([read, other, read]).endswith("note on Table 6-1, Variance (and 1 more row).")
+
+
+def test_a_note_that_ran_on_into_the_next_copy_of_its_table_is_cut_there():
+    from assistant import compose
+
+    spilled = ("The director may defer action and refer the request to the commission , so that the commission may "
+               "instead make the decision. 17.60.040 Application preparation and filing. Table 6-1 Planning Permit Review "
+               "Authority Type of Decision ...")
+    assert compose.note_text(spilled) == ("The director may defer action and refer the request to the commission , so that "
+                                          "the commission may instead make the decision.")
+    whole = "Fees are set as described in Section 17.60.050 of this title. Table 2-3 applies."
+    assert compose.note_text(whole) == whole

@@ -300,7 +300,7 @@ def test_use_permit_answer_says_who_decides_from_table_6_1(assistant):
     at = next(i for i, line in enumerate(lines) if line.startswith("Who decides"))
     # the flattened row does not say which authority column is blank: a reviewed reading does, and says so
     assert "Director: Recommend; Planning Commission: Decision; City Council: Appeal" in lines[at]
-    assert "printed table" in lines[at + 1] and "see note" in lines[at + 1]
+    assert "printed table" in lines[at + 1] and "see the reviewer's note on Table 6-1, Use Permit (UP)" in lines[at + 1]
     assert [(c.section, c.table) for c in answer.citations] == [("17.22.020", "Table 2-3"), ("17.60.040", "Table 6-1")]
 
 

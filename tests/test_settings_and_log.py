@@ -46,8 +46,8 @@ def test_defaults_are_this_machine_with_the_log_on():
     assert settings.load(environ={"COTATI_QUESTION_LOG": "off"}).question_log is False
 
 
-def test_every_setting_is_in_the_readme_table():
-    assert settings.table() in (REPO / "README.md").read_text(encoding="utf-8")
+def test_every_setting_is_in_the_reference_table():
+    assert settings.table() in (REPO / "docs" / "reference.md").read_text(encoding="utf-8")
 
 
 def test_no_cotati_variable_is_read_outside_settings():

@@ -648,6 +648,11 @@ class Engine:
         info = self.corpus.documents.get(document)
         return info.kind if info else ""
 
+    def document_status(self, document: str) -> str:
+        """The manifest's status of a document ("proposed ordinance; ...", "adopted (Ord. 939)"); "" when none."""
+        info = self.corpus.documents.get(document)
+        return (getattr(info, "status", "") or "") if info else ""
+
 
 def _date_key(date: str) -> int:
     digits = "".join(ch for ch in date if ch.isdigit())

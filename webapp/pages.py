@@ -13,11 +13,15 @@ import json
 import re
 from urllib.parse import urlencode
 
+from assistant.compose import note_text
+
 from . import structure, views
 
 ORDINANCE_REF = re.compile(r"§\s*(\d{3}):(PREAMBLE|SECTION-\d+)")
 SECTION_REF = re.compile(r"(?:(§§?\s*)|\b(Sections?\s+))?(?<![\d.])(\d{1,2}\.\d{2}\.\d{3})(?![\d])")
 TABLE_REF = re.compile(r"\bTable (\d{1,2}-\d{1,2}), § (\d{1,2}\.\d{2}\.\d{3})")
+# The CLI's list of what a document changed: in the page, the app's own change page instead.
+CLI_DIFF = re.compile(r"`?python -m ingest diff --document (\w{1,20})`?")
 NEAREST_LINE = re.compile(r"^Nearest sections?:", re.I)
 READ_AS = re.compile(r"^Read as:\s*", re.I)
 GENERIC_ASK = "Please ask the City of Cotati Planning Department."
@@ -73,12 +77,18 @@ def linkify(text: str, known, label=None) -> str:
         spans.append((found.start(), found.end(), "table", found))
     for found in ORDINANCE_REF.finditer(text):
         spans.append((found.start(), found.end(), "part", found))
+    for found in CLI_DIFF.finditer(text):
+        spans.append((found.start(), found.end(), "changes", found))
     for found in SECTION_REF.finditer(text):
         if not any(a <= found.start() < b for a, b, _, _ in spans):
             spans.append((found.start(), found.end(), "section", found))
     for start, end, kind, found in sorted(spans, key=lambda s: s[0]):
         out.append(esc(text[at:start]))
-        if kind == "part":
+        if kind == "changes":
+            document = found.group(1)
+            out.append(link("the page of what it changed", f"?changes={document}",
+                            {"do": "changes", "doc": document}, "changes-link"))
+        elif kind == "part":
             section_id = f"{found.group(1)}:{found.group(2)}"
             shown = label(section_id) if label else section_id
             out.append(section_link(section_id, shown))
@@ -111,26 +121,60 @@ def confidence_words(value, how_sure: str = "") -> str:
     return f"{word} ({number:.2f})" if word else ""
 
 
+# What the question was read as, in plain words: the topics and the kind of answer asked for.
+TOPIC_WORDS = {"allowed": "whether it is allowed", "who_decides": "who decides", "setback": "setbacks",
+               "coverage": "lot coverage", "height": "height", "parking": "parking", "fence": "fences",
+               "definition": "what a term means", "density": "density", "lot": "lot size", "sign": "signs"}
+ASKED_WORDS = {"number": "a number", "length": "a distance or height", "duration": "how long", "who": "who decides",
+               "count": "how many", "yes_no": "a yes or no", "permit_code": "which permit is needed", "list": "a list",
+               "definition": "what a term means", "date": "a date", "percent": "a percentage", "area": "an area",
+               "money": "an amount of money", "body": "who decides", "section": "which section"}
+
+
 def interpretation_line(interpretation) -> str:
-    """"Read as: use Bar, tavern (“bar”); district CE (“East Cotati Avenue”)" from the assistant's dict."""
+    """"Read as: a question about Bar, tavern (your word “bar”) in CE (Commercial, East Cotati Avenue
+    Corridor), asking for a yes or no." from the assistant's dict, in plain words (no field names)."""
     if not isinstance(interpretation, dict) or not interpretation:
         return ""
+    uses = [_named(item, ("label", "row")) for item in _items(interpretation.get("uses") or interpretation.get("use"))]
+    districts = [_named(item, ("symbol", "name")) for item in _items(interpretation.get("districts"))]
+    sections = [f"§ {s}" for s in _items(interpretation.get("sections")) if isinstance(s, str)]
+    tables = [f"Table {t}" for t in _items(interpretation.get("tables")) if isinstance(t, str)]
+    topics = [TOPIC_WORDS.get(t, str(t).replace("_", " ")) for t in _items(interpretation.get("topics")) if t]
+    about = [u for u in uses if u] + sections + tables
     parts = []
-    for key, value in interpretation.items():
-        items = value if isinstance(value, (list, tuple)) else [value]
-        shown = []
-        for item in items:
-            if isinstance(item, dict):
-                label = item.get("label") or item.get("row") or item.get("symbol") or item.get("name") or item.get("value") or ""
-                words = item.get("words") or item.get("from") or ""
-                if isinstance(words, (list, tuple)):
-                    words = " ".join(str(w) for w in words)
-                shown.append(f"{label} (“{words}”)" if words and label else str(label or words))
-            elif item not in (None, ""):
-                shown.append(str(item))
-        if shown:
-            parts.append(f"{key.replace('_', ' ')} {', '.join(shown)}")
-    return ("Read as: " + "; ".join(parts)) if parts else ""
+    if about:
+        parts.append("a question about " + ", ".join(about))
+    elif topics:
+        parts.append("a question about " + ", ".join(topics[:3]))
+    if districts:
+        parts.append(("in " if parts else "a question about ") + ", ".join(d for d in districts if d))
+    asked = ASKED_WORDS.get(str(interpretation.get("answer_type") or ""))
+    line = " ".join(parts)
+    if asked:
+        line += (", asking for " if line else "a question asking for ") + asked
+    return f"Read as: {line}." if line else ""
+
+
+def _items(value) -> list:
+    if value in (None, ""):
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _named(item, keys: tuple[str, ...]) -> str:
+    """A use or district as a resident reads it: its label, its name, and the words behind it."""
+    if not isinstance(item, dict):
+        return str(item)
+    label = next((str(item[k]) for k in keys if item.get(k)), "")
+    name = item.get("name") if keys[0] == "symbol" and item.get("name") else ""
+    words = item.get("words") or item.get("from") or ""
+    if isinstance(words, (list, tuple)):
+        words = " ".join(str(w) for w in words)
+    shown = f"{label} ({name})" if name else label
+    if words and label and str(words).lower() not in (label.lower(), str(name).lower()):
+        shown += f" (your words “{words}”)"
+    return shown or str(words)
 
 
 MARK_WORDS = {"helpful": "Helpful", "wrong": "Wrong"}
@@ -168,7 +212,8 @@ NOT_LOADED = "Not loaded: "
 
 def answer_card(turn: int, answer, document_label, known, nearest: list, contact: str = "", latest: bool = False,
                 asked: str = "", label=None, anchors: list | None = None, feedback: dict | None = None,
-                scroll: bool = True, note: str = "") -> str:
+                scroll: bool = True, note: str = "", closest_anchors: list | None = None, status=None,
+                table: tuple[str, str] | None = None) -> str:
     """One question and its answer: the direct answer as the headline, then "Read as", reasons,
     follow-up buttons, the sources as links that open the cited section beside the chat, and (when
     the answer is in the question log) "Was this answer right?". A decline is short: a headline, one
@@ -179,6 +224,11 @@ def answer_card(turn: int, answer, document_label, known, nearest: list, contact
     ``feedback``: None when the answer cannot be marked, else ``feedback_block``'s keywords.
     ``scroll``: the latest answer's first line is scrolled into view (not when only a mark changed).
     ``note``: a line about the documents the answer came from (they changed since the answer above).
+    ``closest_anchors``: the block (#qN) of each of a decline's closest passages in its section.
+    ``status(document id)``: the manifest's status of a document ("proposed ..."): a proposed one says so
+    beside each source it is.
+    ``table``: (lead, grid HTML) when the question asked for a whole table by name: the lead is the headline
+    and the grid the answer.
     """
     first, read_as, rest = _card_lines(answer)
     declined = answer.abstained and answer.route not in ("clarify", "invalid")
@@ -188,12 +238,29 @@ def answer_card(turn: int, answer, document_label, known, nearest: list, contact
     out = [f'<article class="{cls}{state}" data-turn="{turn}" aria-labelledby="{head_id}">',
            f'<p class="asked"><span class="sr-only">You asked: </span>{esc(asked or answer.question)}</p>']
     scrolled = ' data-scroll-to="start"' if latest and scroll else ""
+    if table is not None and not answer.abstained:
+        lead, grid = table
+        out.append(f'<h3 class="headline table-lead" id="{head_id}"{scrolled}>{esc(lead)}</h3>')
+        out.append(f'<div class="answer-grid">{grid}</div>')
+        out.append(_sources(turn, answer, document_label, anchors, status))
+        if feedback is not None:
+            out.append(feedback_block(turn, **feedback))
+        out.append("</article>")
+        return "".join(out)
     if declined:
-        first, why, folded = decline_parts(first, [line for line in rest if line.strip() != GENERIC_ASK])
+        first, why, folded = decline_parts(first, [line for line in rest if line.strip() != GENERIC_ASK
+                                                   and not line.startswith(CLOSEST_LINE)])
     out.append(f'<h3 class="headline" id="{head_id}"{scrolled}>{linkify(first, known, label)}</h3>')
     if declined:
         out.extend(f'<p class="why">{linkify(line, known, label)}</p>' for line in why)
-        out.append(_nearest_list(nearest))
+        passages = list(getattr(answer, "closest", ()) or ())
+        out.append(closest_block(passages, document_label, closest_anchors or []))
+        shown = {c.section for c in passages[:1]}
+        others = [(c.section, c.heading(), True, c) for c in passages[1:]]
+        others += [(sid, text, inside, None) for sid, text, inside in nearest
+                   if sid not in shown and sid not in {c.section for c in passages}]
+        out.append(_nearest_list(others, closest_anchors[1:] if closest_anchors else [],
+                                 "Other nearest sections" if passages else "Nearest sections"))
         out.append(f'<p class="contact">Ask the Planning Department: {esc(contact or DEFAULT_CONTACT)}</p>')
         out.extend(_reading(read_as, answer))
         if folded:
@@ -205,7 +272,7 @@ def answer_card(turn: int, answer, document_label, known, nearest: list, contact
             out.append('<ul class="reasons">' + "".join(f"<li>{linkify(line, known, label)}</li>" for line in rest) + "</ul>")
         out.append(_nearest_list(nearest))
     out.append(_options(answer))
-    out.append(_sources(turn, answer, document_label, anchors))
+    out.append(_sources(turn, answer, document_label, anchors, status))
     if note:
         out.append(f'<p class="corpus-note" role="note">{esc(note)}</p>')
     if feedback is not None:
@@ -230,21 +297,79 @@ def _card_lines(answer) -> tuple[str, list[str], list[str]]:
     return first, read_as, rest
 
 
+# A question that asks for a whole table by name and nothing else ("Table 2-18", "show me Table 6-1",
+# "what is in table 2-18?"): the page answers with a one-line lead and the table's grid.
+WHOLE_TABLE = re.compile(r"^\s*(?:(?:please\s+)?(?:show|give|open|display|view|see|list)(?:\s+me)?\s+|what(?:'s|\s+is)\s+in\s+)?"
+                         r"(?:the\s+)?table\s+(\d{1,2}-\d{1,2})\s*[?.!]*\s*$", re.I)
+
+
+def whole_table_asked(question: str) -> str:
+    """The table number a question asks for whole ("2-18"), or ""."""
+    found = WHOLE_TABLE.match(question or "")
+    return found.group(1) if found else ""
+
+
+def table_lead(grid) -> str:
+    """The one-line lead of a table asked for by name."""
+    rows = f"{len(grid.rows)} row{'s' if len(grid.rows) != 1 else ''}"
+    columns = f"{len(grid.columns)} column{'s' if len(grid.columns) != 1 else ''}"
+    return (f"Table {grid.table} of § {grid.section} {grid.title}: {rows} × {columns}, shown below; "
+            "select a cell for its source and history.")
+
+
+DECLINE_LEAD = "I could not find where the code answers this for certain."
+# The assistant's two general decline lines: the page leads with DECLINE_LEAD instead.
+GENERAL_DECLINES = ("The Cotati code documents in this corpus do not answer this question.",
+                    "No sure answer: the nearest passages and table rows of the Cotati code documents do not clearly "
+                    "answer this question, so none is given rather than a guess.")
+CLOSEST_LINE = "Closest passage: "
+
+
 def decline_parts(first: str, rest: list[str]) -> tuple[str, list[str], list[str]]:
-    """A decline as (short headline, one line saying why, the longer reasons to fold): "No sure answer: the
-    nearest passages ..." -> "No sure answer.", the why being what the loaded text cites but does not
-    contain ("Not loaded: Chapter 17.84 (Appeals), which ...") or else the rest of the first line."""
-    head, _, explained = first.partition(": ")
-    if not explained or len(first) <= 90:
-        head, explained = first, ""
-    else:
-        head = head.rstrip(".") + "."
-        explained = explained[:1].upper() + explained[1:]
+    """A decline as (the lead, the lines saying why, the longer reasons to fold). The lead says in words what
+    could not be found (``DECLINE_LEAD``); a specific first line ("No sure answer: the TOC district did not
+    exist on ...", "There is no XYZ district ...") is the first why; what the loaded text cites but does not
+    contain ("Not loaded: Chapter 17.84 (Appeals), which ...") follows, its citing passage folded."""
+    why = []
+    if first not in GENERAL_DECLINES:
+        said = first.removeprefix("No sure answer: ")
+        why.append(said[:1].upper() + said[1:])
     notes = [line for line in rest if line.startswith(NOT_LOADED)]
-    why = [line.split(" — ", 1)[0].rstrip(".") + "." for line in notes] or ([explained] if explained else [])
+    why += [line.split(" — ", 1)[0].rstrip(".") + "." for line in notes]
     folded = [line.split(" — ", 1)[1] for line in notes if " — " in line]
-    folded += ([explained] if notes and explained else []) + [line for line in rest if not line.startswith(NOT_LOADED)]
-    return head, why, folded
+    folded += [line for line in rest if not line.startswith(NOT_LOADED)]
+    return DECLINE_LEAD, why, folded
+
+
+def passage_command(closest) -> dict:
+    """The data-nav command that opens a closest passage where it was found, highlighted: a table row in its
+    grid, running text in its section."""
+    if closest.table and closest.path:
+        return {"do": "grid", "section": closest.section, "table": closest.table.removeprefix("Table ").strip(),
+                "row": closest.path[-1]}
+    return {"do": "section", "id": closest.section, "doc": closest.document, "quote": closest.quote}
+
+
+def passage_href(closest, anchor: int = 0) -> str:
+    if closest.table and closest.path:
+        return grid_url(closest.section, closest.table.removeprefix("Table ").strip())
+    return section_url(closest.section, closest.document, anchor)
+
+
+def closest_block(passages: list, document_label, anchors: list) -> str:
+    """The closest passage of a decline: its heading path and section, the words quoted (highlighted as
+    found), and a link that opens it highlighted where it stands."""
+    if not passages:
+        return ""
+    top = passages[0]
+    anchor = anchors[0] if anchors else 0
+    where = f"{top.heading()} — {document_label(top.document)}" if top.document else top.heading()
+    opener = link("Open it where it stands, highlighted", passage_href(top, anchor), passage_command(top), "closest-open")
+    return ('<div class="closest" role="group" aria-label="The closest passage">'
+            '<p class="closest-head">The closest passage in the loaded code:</p>'
+            f'<p class="closest-where">{esc(where)}</p>'
+            f'<blockquote class="closest-quote"><mark>{esc(top.quote)}</mark></blockquote>'
+            f"<p>{opener}</p></div>")
 
 
 def _reading(read_as: list[str], answer) -> list[str]:
@@ -275,11 +400,20 @@ def valid_for(as_of) -> str:
     return f"Valid for {day}: the law as it stood under {names}; later documents not applied."
 
 
-def _nearest_list(nearest: list) -> str:
+def _nearest_list(nearest: list, anchors: list | None = None, head: str = "Nearest sections") -> str:
+    """The nearest sections as links: (section id, label, in the corpus[, closest passage]); one with its
+    closest passage opens highlighted there."""
     if not nearest:
         return ""
-    items = "".join(f"<li>{section_link(sid, text, cls='' if inside else 'not-in-corpus')}</li>" for sid, text, inside in nearest)
-    return f'<p class="nearest-head">Nearest sections:</p><ul class="nearest">{items}</ul>'
+    items = []
+    for number, (sid, text, inside, *more) in enumerate(nearest):
+        closest = more[0] if more else None
+        if closest is not None:
+            anchor = anchors[number] if anchors and number < len(anchors) else 0
+            items.append(f"<li>{link(text, passage_href(closest, anchor), passage_command(closest))}</li>")
+        else:
+            items.append(f"<li>{section_link(sid, text, cls='' if inside else 'not-in-corpus')}</li>")
+    return f'<p class="nearest-head">{esc(head)}:</p><ul class="nearest">{"".join(items)}</ul>'
 
 
 def _options(answer) -> str:
@@ -292,7 +426,14 @@ def _options(answer) -> str:
     return f'<div class="followups" role="group" aria-label="{esc(label)}"><p>{esc(label)}</p>{buttons}</div>'
 
 
-def _sources(turn: int, answer, document_label, anchors: list | None) -> str:
+def proposed_note(status: str) -> str:
+    """Beside a source whose document the manifest calls proposed: what that means for the reader."""
+    if not str(status or "").lower().startswith("proposed"):
+        return ""
+    return " (a proposed ordinance: the loaded copy shows no adoption by the City Council)"
+
+
+def _sources(turn: int, answer, document_label, anchors: list | None, status=None) -> str:
     if not answer.citations:
         return ""
     out = ['<p class="sources-head">Sources (open one to read the quoted text):</p><ol class="sources">']
@@ -304,7 +445,9 @@ def _sources(turn: int, answer, document_label, anchors: list | None) -> str:
         meta = f" — {document_label(citation.document)}{', ' + where if where else ''}, {citation.date}"
         anchor = anchors[number] if anchors and number < len(anchors) else 0
         href = section_url(citation.section, citation.document, anchor)
-        out.append(f"<li>{link(title + table, href, {'do': 'cite', 'turn': turn, 'n': number}, 'cite')}{esc(meta)}</li>")
+        said = proposed_note(status(citation.document)) if status else ""
+        flag = f'<span class="proposed">{esc(said)}</span>' if said else ""
+        out.append(f"<li>{link(title + table, href, {'do': 'cite', 'turn': turn, 'n': number}, 'cite')}{esc(meta)}{flag}</li>")
     out.append("</ol>")
     return "".join(out)
 
@@ -460,6 +603,8 @@ def grid_view(grid, district_name, document_label, highlight_rows: tuple = (), h
               "regulations · — not allowed. " if permit else "")
            + '<span class="mark-amended" aria-hidden="true">▲</span> amended by a later document · '
              '<span class="mark-review" aria-hidden="true">?</span> could not be read with confidence · '
+             '<span class="mark-reviewed" aria-hidden="true">ʳ</span> read by a reviewer from the print (its note is in '
+             "the cell's details) · "
              "(n) footnote. Select a cell to see its document, date, source line and history.</p>",
            f'<div class="grid-scroll" tabindex="0" role="region" aria-label="{esc(caption)} (scrolls)">',
            f'<table class="grid"><caption class="sr-only">{esc(caption)}</caption><thead><tr>'
@@ -493,7 +638,7 @@ def grid_view(grid, district_name, document_label, highlight_rows: tuple = (), h
     if grid.notes:
         out.append(f'<details class="grid-notes"><summary>Notes to Table {esc(grid.table)} ({len(grid.notes)})</summary><ul>')
         for number, text in grid.notes:
-            out.append(f"<li>({esc(number)}) {esc(text)}</li>")
+            out.append(f"<li>({esc(number)}) {esc(note_text(text))}</li>")
         out.append("</ul></details>")
     out.append("</div>")
     return "".join(out)
@@ -507,7 +652,12 @@ def _grid_cell(grid, entry, row, column, cited) -> str:
     if amended:
         marks.append('<span class="mark-amended" aria-hidden="true">▲</span>')
         words.append("amended")
-    if cell.review:
+    if cell.reading is not None:  # the parser could not; a reviewer read the print (the note says how)
+        value = cell.value if cell.value is not None else ("blank" if cell.reading.status == "blank" else "?")
+        marks.append('<span class="mark-reviewed" aria-hidden="true">ʳ</span>')
+        words.append("read by a reviewer from the print" if cell.value is not None or cell.reading.status == "blank"
+                     else "the print cannot tell: read § " + cell.reading.refer)
+    elif cell.review:
         marks.append('<span class="mark-review" aria-hidden="true">?</span>')
         words.append("could not be read with confidence")
     if cell.interim:
@@ -516,7 +666,8 @@ def _grid_cell(grid, entry, row, column, cited) -> str:
         words.append("left out of a later restatement")
     notes = "".join(f"<sup>({esc(n.number)})</sup>" for n in cell.footnotes if n.scope == "cell")
     label = f"{row}, {column}: {value}" + (f" ({', '.join(words)})" if words else "") + ". Show where it comes from."
-    classes = ["cell"] + (["amended"] if amended else []) + (["review"] if cell.review else []) + (["cited"] if cited else [])
+    review = cell.review and cell.reading is None
+    classes = ["cell"] + (["amended"] if amended else []) + (["review"] if review else []) + (["cited"] if cited else [])
     command = nav(do="cell", section=grid.section, table=grid.table, category=cell.category, row=row, column=column)
     shown = esc(value if len(value) <= 60 else value[:57] + "…")
     return (f'<td><button type="button" class="{" ".join(classes)}" data-nav="{command}" aria-label="{esc(label)}">'
@@ -534,7 +685,7 @@ def cell_info(entry, district_name, document_label) -> str:
         out.append(f"<dt>Category</dt><dd>{esc(cell.category)}</dd>")
     if cell.footnotes:
         out.append("<dt>Footnotes</dt><dd><ul>" + "".join(
-            f"<li>({esc(n.number)}) {esc(n.text or 'text not printed')} <span class='scope'>(on the {esc(n.scope)})</span></li>"
+            f"<li>({esc(n.number)}) {esc(note_text(n.text) or 'text not printed')} <span class='scope'>(on the {esc(n.scope)})</span></li>"
             for n in cell.footnotes) + "</ul></dd>")
     if cell.interim:
         out.append("<dt>Interim</dt><dd>Allowed only as an interim use in existing structures (*).</dd>")
@@ -547,7 +698,15 @@ def cell_info(entry, district_name, document_label) -> str:
         out.append(f"<dt>Source line</dt><dd><code>{esc(cell.source)}</code></dd>")
     if cell.raw and cell.raw != cell.value:
         out.append(f"<dt>Read from</dt><dd><code>{esc(cell.raw)}</code></dd>")
-    if cell.review:
+    if cell.reading is not None:
+        reading = cell.reading
+        said = (reading.value if reading.value is not None else
+                ("left blank in the print" if reading.status == "blank" else f"the print cannot tell; read § {reading.refer}"))
+        basis = "confirmed by the print or another passage" if reading.basis == "confirmed" else "inferred from the table's pattern"
+        out.append(f"<dt>Reviewer's reading</dt><dd>{esc(said)} ({esc(basis)}); the parser could not read it"
+                   f"{esc(': ' + cell.review_reason if cell.review_reason else '')}.</dd>")
+        out.append(f"<dt>Reviewer's note</dt><dd>{esc(reading.note)}</dd>")
+    elif cell.review:
         out.append(f"<dt>Review</dt><dd>Could not be read with confidence{esc(': ' + cell.review_reason if cell.review_reason else '')}.</dd>")
     if cell.note:
         out.append(f"<dt>Reading note</dt><dd>{esc(cell.note)}</dd>")
@@ -599,7 +758,7 @@ def permit_row_view(table: str, row: str, cells: list, district_name, document_l
         value = views.requirement_words(cell.value) + (f" ({'; '.join(flags)})" if flags else "")
         for n in cell.footnotes:
             if n.text:
-                notes.setdefault(n.number, n.text)
+                notes.setdefault(n.number, note_text(n.text))
         where = views.ordinance_part(cell.ordinance_section)
         source = f"{document_label(cell.document)}, {cell.date}" + (f", {where}" if where else "")
         history = "; ".join(f"{views.requirement_words(h.value)} — {document_label(h.document)}, {h.date}"

@@ -42,6 +42,11 @@ CSS = """
 #app-head p { margin: 0; color: #374151; }
 #app-head .coverage-line { font-size: 0.9em; }
 .turn .why { margin: 2px 0 4px; color: #1f2937; }
+.turn .closest { margin: 8px 0; padding: 6px 10px; border-left: 4px solid #ca8a04; background: #fffbeb; border-radius: 4px; }
+.turn .closest p { margin: 2px 0; } .turn .closest-head { font-weight: 600; font-size: 0.95em; }
+.turn .closest-where { font-size: 0.92em; color: #374151; }
+.turn blockquote.closest-quote { margin: 4px 0; padding: 0; overflow-wrap: anywhere; }
+.turn blockquote.closest-quote mark { background: #fef08a; color: #111827; }
 .turn .contact { margin: 6px 0 2px; font-size: 0.95em; }
 .turn details.more summary { cursor: pointer; font-size: 0.92em; color: #374151; }
 .coverage-view h3 { margin: 10px 0 2px; font-size: 1.05em; } .coverage-view ul { margin: 2px 0 2px 1.1em; font-size: 0.92em; }
@@ -51,11 +56,18 @@ CSS = """
 #examples { gap: 6px; flex-wrap: wrap; }
 #examples button { flex: 1 1 auto; min-width: 0 !important; white-space: normal; }
 #examples-label p { margin: 0; font-size: 0.92em; color: #374151; }
-.turn { border: 1px solid #d1d5db; border-radius: 8px; padding: 10px 14px; margin: 0 0 12px; background: #fff; color: #111827; }
+#new-question { position: fixed; right: 12px; bottom: 12px; z-index: 50; border: 0; border-radius: 20px; padding: 10px 16px;
+  background: #1d4ed8; color: #fff; font: inherit; font-weight: 600; box-shadow: 0 2px 8px rgba(0,0,0,.3); cursor: pointer; }
+#new-question[hidden] { display: none; }
+.turn { border: 1px solid #d1d5db; border-radius: 8px; padding: 10px 14px; margin: 0 0 12px; background: #fff; color: #111827;
+  scroll-margin-top: 8px; }
+.section-head { scroll-margin-top: 8px; }
 .turn.latest { border-color: #1d4ed8; box-shadow: 0 0 0 1px #1d4ed8; }
 .turn .asked { margin: 0 0 4px; color: #374151; font-size: 0.92em; overflow-wrap: anywhere; }
 .turn .headline { font-size: 1.2em; line-height: 1.35; margin: 2px 0 6px; color: #111827; scroll-margin-top: 12px; }
 .turn.abstained .headline { color: #7c2d12; }
+.turn .headline.table-lead { font-size: 1.05em; font-weight: 600; }
+.turn .answer-grid .grid-view h3 { font-size: 1em; }
 #as-of-note p { margin: 2px 0; color: #7c2d12; font-weight: 600; }
 .turn .read-as, .turn .confidence, .turn .valid-for { margin: 2px 0; font-size: 0.9em; color: #374151; font-style: italic; }
 .turn ul, .turn ol { margin: 6px 0 6px 1.3em; padding: 0; }
@@ -63,6 +75,7 @@ CSS = """
 .turn .sources-head, .turn .nearest-head, .turn .followups p { margin: 8px 0 2px; font-weight: 600; font-size: 0.95em; }
 .turn a, .section-view a, .grid-view a, .toc a, .chapter-view a, .cell-info a, .permit-view a { color: #1d4ed8; text-decoration: underline; }
 a.not-in-corpus { color: #7c2d12 !important; text-decoration-style: dashed !important; }
+.turn .sources .proposed { color: #7c2d12; }
 button.follow, button.use { border: 1px solid #1d4ed8; color: #1d4ed8; background: #fff; border-radius: 16px; padding: 4px 10px;
   margin: 2px 4px 2px 0; cursor: pointer; font: inherit; font-size: 0.92em; }
 button.follow:hover, button.use:hover { background: #eff6ff; }
@@ -113,6 +126,7 @@ table.grid td.empty { background: #f9fafb; }
 table.grid.permit-row td, table.grid.permit-row th { padding: 4px 6px; }
 .mark-amended { color: #1d4ed8; font-size: 0.8em; margin-left: 2px; }
 .mark-review { color: #7c2d12; font-weight: 700; margin-left: 2px; }
+.mark-reviewed { color: #166534; font-weight: 700; margin-left: 2px; }
 table.grid sup { font-size: 0.75em; color: #374151; }
 .cell-info { border: 1px solid #1d4ed8; border-radius: 6px; padding: 6px 12px; margin-top: 8px; background: #fff; color: #111827; }
 .cell-info h4 { margin: 4px 0; }
@@ -143,6 +157,9 @@ JS = """
     box.dispatchEvent(new Event('input', {bubbles: true}));
     return true;
   };
+  window.__cotatiMoves = 0;
+  ['pointerdown', 'keydown', 'wheel', 'touchstart'].forEach((kind) =>
+    document.addEventListener(kind, () => { window.__cotatiMoves += 1; }, {capture: true, passive: true}));
   document.addEventListener('click', (event) => {
     const el = event.target.closest('[data-nav]');
     if (!el || event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
@@ -157,36 +174,107 @@ JS = """
     }
     const href = el.getAttribute('href');
     if (href) { try { history.replaceState(null, '', href); } catch (e) {} }
-    window.__cotatiPending = cmd.do === 'cell' ? 'cell' : 'view';
+    const opens = ['cite', 'section', 'grid', 'chapter', 'use'].includes(cmd.do);
+    if (opens) {  // the views now shown are old: the one the server sends back is brought into view
+      document.querySelectorAll('.section-view, .grid-view').forEach((v) => v.setAttribute('data-opened', '1'));
+    }
+    window.__cotatiPending = cmd.do === 'cell' ? 'cell' : (opens ? 'view' : null);
     send(cmd);
   });
   const inView = (el) => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.top < window.innerHeight - 24; };
+  // The whole first line on the screen: a headline cut at the bottom edge is not "in view".
+  const lineInView = (el) => {
+    const r = el.getBoundingClientRect();
+    const line = Math.min(r.height, parseFloat(getComputedStyle(el).lineHeight) || 24);
+    return r.top >= 0 && r.top + line <= window.innerHeight - 4;
+  };
+  // An opened view's heading in the upper part of the screen, where the eye is after a click.
+  const nearTop = (el) => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.top < window.innerHeight * 0.4; };
+  const innerScroll = (el, box) => {
+    // Only the box the cited row or quote scrolls in moves: the row goes a third of the way down the part
+    // of the box on screen (on a 1366x768 laptop the box runs below the fold). Rects, not offsetTop: a
+    // table row's offsetTop counts from its table, the box's from the reader.
+    const b = box.getBoundingClientRect();
+    const shown = Math.max(40, Math.min(b.bottom, window.innerHeight) - b.top);
+    box.scrollTop += el.getBoundingClientRect().top - b.top - shown / 3;
+    // A grid opens at the district asked: the cited cell right of the sticky row heading.
+    const cell = el.matches('tr') ? el.querySelector('button.cell.cited') : null;
+    if (cell) {
+      const head = el.querySelector('th.rowhead');
+      const left = b.left + (head ? head.getBoundingClientRect().width : 0);
+      const c = cell.getBoundingClientRect();
+      if (c.left < left || c.right > b.right) box.scrollLeft += c.left - left - 8;
+    }
+  };
   const settle = () => {
     document.querySelectorAll('[data-scroll-to]:not([data-scrolled])').forEach((el) => {
       el.setAttribute('data-scrolled', '1');
       const how = el.getAttribute('data-scroll-to');
-      if (how === 'inner') {
-        // Only the box the cited row or quote scrolls in moves (the page stays on the answer); the row
-        // goes a third of the way down the part of the box on screen: on a 1366x768 laptop the box runs
-        // below the fold, and a third of the whole box was under it. Rects, not offsetTop: a table row's
-        // offsetTop counts from its table, the box's from the reader.
-        const box = el.closest('.section-text, .grid-scroll');
-        if (box) {
-          const b = box.getBoundingClientRect();
-          const shown = Math.max(40, Math.min(b.bottom, window.innerHeight) - b.top);
-          box.scrollTop += el.getBoundingClientRect().top - b.top - shown / 3;
-        }
+      const box = el.closest('.section-text, .grid-scroll');
+      if (box) {
+        // A view opened by a click ("center"): its first line comes into view (on a phone the reader sits
+        // below the answers), then the box scrolls to the quote. Shown with a new answer ("inner"): the page
+        // stays on the answer.
+        const view = el.closest('.section-view, .grid-view');
+        const head = view && view.querySelector('.section-head');
+        if (how !== 'inner' && head && !nearTop(head)) head.scrollIntoView({block: 'start'});
+        innerScroll(el, box);
         return;
       }
-      if (how === 'start' && inView(el)) {
-        // A decline's planning contact closes its first screen: scroll it up when the contact is below the fold.
-        const turn = el.closest('.turn');
-        const tail = turn && turn.querySelector('.contact');
-        if (!tail || tail.getBoundingClientRect().bottom <= window.innerHeight) return;
+      if (how === 'inner') return;
+      if (how === 'start' && el.closest('.turn')) {
+        // A new answer: its question and first line at the top. Checked again for a moment: the question box,
+        // emptied while it has the focus, scrolls its caret into view after the answer is drawn.
+        // Any click, key or touch of the reader's own ends the checks (theirs is the last word).
+        const token = ++window.__cotatiMoves;
+        const bring = () => {
+          if (token === window.__cotatiMoves && el.isConnected && !lineInView(el)) el.closest('.turn').scrollIntoView({block: 'start'});
+        };
+        bring();
+        [120, 350, 700].forEach((ms) => setTimeout(bring, ms));
+        return;
       }
+      if (how === 'start' && lineInView(el)) return;
       const tall = el.getBoundingClientRect().height > window.innerHeight * 0.6;
       el.scrollIntoView({block: how === 'start' || tall ? 'start' : 'center'});
     });
+    // A view opened by a click that marks nothing (a section without a quote): its first line in view.
+    if (window.__cotatiPending === 'view') {
+      const view = document.querySelector('#reader .section-view:not([data-opened]), #reader .grid-view:not([data-opened]), '
+        + '#jump-view .section-view:not([data-opened]), #jump-view .grid-view:not([data-opened])');
+      if (view) {
+        window.__cotatiPending = null;
+        document.querySelectorAll('#reader .section-view, #reader .grid-view, #jump-view .section-view, #jump-view .grid-view')
+          .forEach((v) => v.setAttribute('data-opened', '1'));
+        const head = view.querySelector('.section-head');
+        if (head && !nearTop(head)) head.scrollIntoView({block: 'start'});
+      }
+    }
+    // "New question": while the question box is off the screen, one button brings it back.
+    const ask = document.querySelector('#question textarea');
+    let again = document.getElementById('new-question');
+    if (ask && !again) {
+      again = document.createElement('button');
+      again.id = 'new-question'; again.type = 'button'; again.textContent = 'New question'; again.hidden = true;
+      again.addEventListener('click', () => {
+        const box = document.querySelector('#question textarea');
+        if (!box) return;
+        box.scrollIntoView({block: 'center'}); box.focus({preventScroll: true});
+      });
+      document.body.appendChild(again);
+      let queued = false;
+      const place = () => {
+        queued = false;
+        const now = document.querySelector('#question textarea');  // gradio may draw the box anew
+        const r = now ? now.getBoundingClientRect() : null;
+        again.hidden = !r || (r.bottom > 0 && r.top < window.innerHeight);
+      };
+      const later = () => { if (!queued) { queued = true; requestAnimationFrame(place); } };
+      window.addEventListener('scroll', later, {capture: true, passive: true});
+      window.addEventListener('resize', later, {passive: true});
+      window.__cotatiPlace = later;
+    }
+    if (window.__cotatiPlace) window.__cotatiPlace();
     document.querySelectorAll('[data-set-url]:not([data-url-done])').forEach((el) => {
       el.setAttribute('data-url-done', '1');
       try { history.replaceState(null, '', el.getAttribute('data-set-url')); } catch (e) {}
@@ -443,7 +531,9 @@ class Events:
             anchor = int(command.get("anchor") or 0)
         except (TypeError, ValueError):
             anchor = 0
-        return self._shown(target, self.viewer.section_view(section, anchor=anchor), self.viewer.section_cite(section))
+        quote = str(command.get("quote") or "")[:2000]  # a decline's closest passage: opened highlighted where it stands
+        view = self.viewer.section_view(section, quote=quote, anchor=anchor)
+        return self._shown(target, view, self.viewer.section_cite(section))
 
     def _nav_chapter(self, command: dict, target: str, turns: list) -> dict:
         return self._shown(target, self.viewer.lookup_view(_text(command, "id"))[0])

@@ -54,8 +54,53 @@ class Viewer:
         question = clean_question(question)
         answer, entry = self.engine.ask_logged(question, history=[(q, a) for q, a, *_ in turns], as_of=as_of)
         turns = (list(turns or []) + [(question, answer, entry, {})])[-MAX_TURNS:]
-        reader = self.citation_view(answer, 0, scroll="inner") if answer.citations else READER_EMPTY
+        if answer.citations:
+            reader = self.citation_view(answer, 0, scroll="inner")
+        else:
+            reader = self.closest_view(answer, scroll="inner") or READER_EMPTY
         return turns, views.md_escape(answer.first_line), reader
+
+    def table_asked(self, question: str):
+        """(lead, grid HTML) when the question asks for a whole table by name and it is parsed; None otherwise."""
+        number = pages.whole_table_asked(question)
+        if not number:
+            return None
+        found = self.engine.lookup(f"Table {number}")
+        choices = [g for g in self.engine.grid_list() if g[1] == number]
+        if not choices:
+            return None
+        section_id = next((s for s, _, _ in choices if found.sections and s == found.sections[0].id), choices[0][0])
+        grid = self.engine.grid(section_id, number)
+        if grid is None:
+            return None
+        view = pages.grid_view(grid, self.engine.district_name, self.document_label)
+        return pages.table_lead(grid), view.replace(' data-scroll-to="center"', "")
+
+    def closest_view(self, answer, scroll: str = "center") -> str:
+        """A decline's closest passage where it stands, highlighted: its table row in the grid, or its words in
+        the section; "" when the decline has none."""
+        passages = list(getattr(answer, "closest", ()) or ())
+        if not passages:
+            return ""
+        top = passages[0]
+        command = pages.passage_command(top)
+        if command["do"] == "grid":
+            view, _ = self.grid_view(command["section"], command["table"], command["row"])
+            if view is not None:
+                return view.replace('data-scroll-to="center"', f'data-scroll-to="{scroll}"', 1)
+        section = self.engine.section(top.section, top.document or None) or self.engine.section(top.section)
+        if section is None:
+            return ""
+        view = self.section_view(section, quote=top.quote, heading_level=2)
+        return view.replace('data-scroll-to="center"', f'data-scroll-to="{scroll}"', 1)
+
+    def passage_anchor(self, closest) -> int:
+        """The block (#qN) of a closest passage in its section; 0 when not found."""
+        section = self.engine.section(closest.section, closest.document or None) or self.engine.section(closest.section)
+        if section is None or not closest.quote:
+            return 0
+        spans = views.highlight_spans(section.text, closest.quote)
+        return structure.anchor_of(structure.blocks(section.text, section.id, section.title), spans[0][0]) if spans else 0
 
     def anchor(self, citation) -> int:
         """The block of the cited section holding the quote: the #qN of the citation's shareable URL."""
@@ -78,10 +123,13 @@ class Viewer:
                     "they now are." if later else "")
             shown = asked if len(asked) <= 300 else asked[:300] + "…"
             marks = None if entry is None else {**feedback, "focus": number == marked}
+            table = self.table_asked(asked)
             cards.append(pages.answer_card(number, answer, self.document_label, self.known, self.nearest(answer),
                                            self.contact, latest=number == len(turns) - 1, asked=shown, label=self.label,
                                            anchors=[self.anchor(c) for c in answer.citations], feedback=marks,
-                                           scroll=marked is None, note=note))
+                                           scroll=marked is None, note=note,
+                                           closest_anchors=[self.passage_anchor(c) for c in getattr(answer, "closest", ())],
+                                           status=self.engine.document_status, table=table))
         return pages.conversation(cards)
 
     def citation_view(self, answer, index: int, scroll: str = "center") -> str:
