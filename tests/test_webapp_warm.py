@@ -46,3 +46,14 @@ def test_a_failing_warm_up_is_noted_not_fatal(loaded):
 def test_the_status_line_counts_the_answers_being_prepared():
     status = IndexStatus(state="warming", stage="answers", done=2, total=6)
     assert status.text().startswith("Loading the search model and preparing answers — answers 2/6…")
+
+
+def test_the_app_answers_with_the_learned_parts_the_cli_uses(loaded):
+    """The web engine once built its assistant without the ranker and the reader: the page answered by
+    the routes' hand order while the CLI and the eval used the ranker."""
+    engine = Engine.load(echo=lambda line: None)
+    res = engine.assistant.resources
+    assert res.ranker is not None and res.ranker == loaded.resources.ranker
+    assert type(res.reader) is type(loaded.resources.reader)
+    then = engine.assistant.then_factory("2025-01-01").resources  # "in 2024, ...": the same learned parts
+    assert then.ranker == res.ranker

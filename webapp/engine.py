@@ -133,6 +133,9 @@ class Engine:
     question_log: object = None  # assistant.questionlog.QuestionLog; None: questions are not recorded
     warmers: tuple = ()  # callables run in the background before "ready" (the server's own first-use costs)
     corpus_stamp: str = ""  # the corpus lock's stamp this engine was loaded from (``webapp.follow``)
+    # The learned parts the CLI and the eval answer with (``load_assistant``); None: the routes' hand order.
+    ranker: object = None  # assistant.choose.Ranker
+    reader: object = None  # assistant.reader.Reader
 
     def __post_init__(self):
         from assistant import confidence
@@ -140,7 +143,8 @@ class Engine:
 
         calibration = self.calibration if self.calibration is not None else confidence.load()
         # "In 2024, ...": answered as the law then stood, as the CLI does
-        self.assistant = with_earlier_law(Assistant(self.corpus, self.tables, self._searcher, self.standards, calibration))
+        self.assistant = with_earlier_law(Assistant(self.corpus, self.tables, self._searcher, self.standards, calibration,
+                                                    self.reader, self.ranker))
         self._ready = threading.Event()
         self._finished = threading.Event()
         self._searcher_obj = None
@@ -168,7 +172,9 @@ class Engine:
 
             return open_index(index_dir, progress=progress)
 
-        return cls(loaded.corpus, loaded.tables, open_, wait_seconds=wait_seconds, echo=echo, standards=loaded.standards)
+        res = loaded.resources
+        return cls(loaded.corpus, loaded.tables, open_, wait_seconds=wait_seconds, echo=echo, standards=loaded.standards,
+                   ranker=res.ranker, reader=res.reader)
 
     def start_index(self) -> threading.Thread:
         """Open (or build) the search index and load the model in a background thread."""
