@@ -7,8 +7,8 @@ signals, whether its answer type is the type asked, how the question bank's near
 with it, where retrieval ranks its section and how many other candidates agree with it. A logistic
 model fitted on dev (folds by paraphrase group) and on the bank's written questions
 (``eval/ranker_fit.py``) turns them into the probability that the candidate is right; the operating
-point is chosen so that the held-out wrong answers of dev's folds and of the holdout (aggregate),
-pooled, stay at or under the target. "How sure" bands are stated only where the holdout holds them.
+point is chosen on the holdout (aggregate) so that its wrong answers stay at or under the target
+(dev's cross-validated figures at that point are recorded beside it). "How sure" bands are stated only where the holdout holds them.
 The fitted model and every tuned number live in ``data/ranker.json`` (``Ranker``); its settings
 hash goes into each answer's interpretation.
 """
@@ -47,7 +47,7 @@ class Settings:
     bank_k: int = 10  # nearest bank entries that vote
     bank_units: int = 3  # units of the vote composed as candidates
     hits_k: int = 10  # retrieval depth read for agreement
-    threshold: float = 0.5  # the operating point (refit by eval/ranker_fit.py on dev's held-out and the holdout's risk)
+    threshold: float = 0.5  # the operating point (refit by eval/ranker_fit.py on the holdout's risk)
     risk_target: float = 0.02  # held-out wrong answers allowed at the operating point
     l2: float = 10.0  # the logistic model's ridge penalty (dev cross-validation: 10 over 1 and 3)
     # Written bank questions used as training data besides dev (each scored with itself out of the bank):
@@ -57,7 +57,7 @@ class Settings:
     # questions about its unit); alike on 19,000 questions (holdout 0.44 and 0.43 at the 2% point).
     bank_train_left_out: str = "self"
     # A written bank question's weight as training data: with 19,000 of them, 0.5 over 1 (dev cross-validated
-    # 0.53 against 0.51 right at the pooled 2% point; the holdout alike, 0.45 against 0.44).
+    # 0.53 against 0.51 right at a 2% point of dev's folds and the holdout pooled; the holdout alike, 0.45 against 0.44).
     bank_train_weight: float = 0.5
 
     def digest(self) -> str:
@@ -94,8 +94,8 @@ class Ranker:
 
     def to_json(self) -> dict:
         return {"comment": "Fitted on dev and the written bank questions by `python -m eval.ranker_fit` (folds by "
-                           "paraphrase group); the threshold chosen on the pooled held-out risk of dev's folds and the "
-                           "holdout (aggregate). p = logistic(bias + sum(w * (x - mean) / scale)).",
+                           "paraphrase group); the threshold chosen on the holdout's aggregate risk."
+                           " p = logistic(bias + sum(w * (x - mean) / scale)).",
                 "settings": asdict(self.settings), "settings_hash": self.settings.digest(),
                 "bias": self.bias, "bands": self.bands, "features": {n: {"weight": w, "mean": m, "scale": s}
                                                 for n, w, m, s in zip(self.names, self.weights, self.means, self.scales)},

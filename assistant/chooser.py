@@ -68,12 +68,21 @@ def answer(text: str, history: Sequence, res: Resources) -> Answer:
 
 
 def decided(query: Query, res: Resources, previous: str = "") -> Answer:
-    """The answer to one understood question: ranked when a fitted ranker is loaded (``choose``) and
-    the index's model is the one it was fitted with (its similarities mean what they meant then),
-    else the first route's candidate of the type asked, calibrated (the hand order)."""
-    if res.ranker is None or not res.ranker_applies():
+    """The answer to one understood question: ranked when a fitted ranker is loaded (``choose``), the
+    index's model is the one it was fitted with (its similarities mean what they meant then) and the
+    search is open (the bank's votes and retrieval are features), else the first route's candidate of
+    the type asked, calibrated (the hand order: a table's cell answers while the index is building)."""
+    if res.ranker is None or not res.ranker_applies() or not _search_open(res):
         return calibrated(query, interpreted(query, routed(query, res), res, previous), res)
     return ranked(query, res, previous)
+
+
+def _search_open(res: Resources) -> bool:
+    try:
+        res.searcher
+    except SearchUnavailable:
+        return False
+    return True
 
 
 def candidates(query: Query, res: Resources) -> list[Candidate]:

@@ -68,7 +68,8 @@ class Offer:
     by_meaning: bool = True
 
 
-def rank(question: str, offers: Iterable[Offer], idf: Mapping[str, float] | None = None, limit: int = LIMIT) -> list[Closest]:
+def rank(question: str, offers: Iterable[Offer], idf: Mapping[str, float] | None = None, limit: int = LIMIT,
+         kind: str | None = None) -> list[Closest]:
     """The closest offer of each section, closest first (ties: the order offered), at most ``limit``;
     each quoted at the words of its text that speak to the question (the whole text, cut, when none do)."""
     best: dict[str, tuple[float, int, Offer]] = {}
@@ -79,16 +80,17 @@ def rank(question: str, offers: Iterable[Offer], idf: Mapping[str, float] | None
         if kept is None or offer.similarity > kept[0]:
             best[offer.section] = (offer.similarity, order if kept is None else kept[1], offer)
     chosen = sorted(best.values(), key=lambda item: (-item[0], item[1]))[:limit]
-    return [Closest(o.section, o.document, o.title, o.path, quote_of(o.text, question, idf), o.similarity, o.table, o.label,
-                    o.by_meaning) for _, _, o in chosen]
+    return [Closest(o.section, o.document, o.title, o.path, quote_of(o.text, question, idf, kind), o.similarity, o.table,
+                    o.label, o.by_meaning) for _, _, o in chosen]
 
 
-def quote_of(text: str, question: str, idf: Mapping[str, float] | None = None) -> str:
-    """The words of a passage to quote: its sentences that speak to the question, or its opening."""
+def quote_of(text: str, question: str, idf: Mapping[str, float] | None = None, kind: str | None = None) -> str:
+    """The words of a passage to quote: its sentences that speak to the question, or its opening (``kind``:
+    the answer type the question asks, as its Query read it)."""
     text = " ".join(text.split())
     if len(text) <= QUOTE_CHARS:
         return text
-    found = best_quote(text, question, idf=idf).text
+    found = best_quote(text, question, idf=idf, kind=kind).text
     if found:
         return found
     return text[:QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
@@ -99,15 +101,15 @@ def find(question: str, res, nearest: Iterable[str] = ()) -> list[Closest]:
     [] when the search index is not ready."""
     from .types import SearchUnavailable
 
+    query = res.read(question)
     try:
-        offers = list(_bank_offers(question, res)) + list(_provision_offers(question, res, list(nearest)))
+        offers = list(_bank_offers(query, res)) + list(_provision_offers(question, res, list(nearest), query.detected))
     except SearchUnavailable:
         return []
-    return rank(question, offers, res.corpus.idf)
+    return rank(question, offers, res.corpus.idf, kind=query.detected)
 
 
-def _bank_offers(question: str, res) -> Iterable[Offer]:
-    query = res.read(question)
+def _bank_offers(query, res) -> Iterable[Offer]:
     for vote in res.bank_votes(query, VOTES):
         unit = res.unit(vote.unit)
         if unit is None or unit.kind not in UNIT_KINDS:
@@ -130,7 +132,7 @@ def _unit_text(unit, res) -> str:
     return unit.text
 
 
-def _provision_offers(question: str, res, nearest: list[str]) -> Iterable[Offer]:
+def _provision_offers(question: str, res, nearest: list[str], kind: str | None = None) -> Iterable[Offer]:
     """The provisions of the nearest sections and of those the search finds, each as near as its meaning (or,
     without a model, the share of the question's words it carries); a section with no provisions, whole."""
     hits = res.hits(question, SEARCHED)
@@ -140,7 +142,7 @@ def _provision_offers(question: str, res, nearest: list[str]) -> Iterable[Offer]
     meaning = res.provision_meaning(question, provisions)
     corpus = res.corpus
     for provision in provisions:
-        near = meaning.get(provision.text, 0.0) if meaning is not None else lexical(provision.text, question, corpus.idf)
+        near = meaning.get(provision.text, 0.0) if meaning is not None else lexical(provision.text, question, corpus.idf, kind)
         yield Offer(provision.section, provision.document, corpus.title_of(provision.section, provision.document),
                     tuple(provision.path), provision.text, float(near), "", provision.label, meaning is not None)
     if meaning is not None:
@@ -151,9 +153,9 @@ def _provision_offers(question: str, res, nearest: list[str]) -> Iterable[Offer]
         if section is None or section_id in having:
             continue
         yield Offer(section.id, section.document, section.title, (f"§ {section.id} {section.title}",), section.text,
-                    lexical(section.text, question, corpus.idf), "", section.id, False)
+                    lexical(section.text, question, corpus.idf, kind), "", section.id, False)
 
 
-def lexical(text: str, question: str, idf: Mapping[str, float] | None) -> float:
+def lexical(text: str, question: str, idf: Mapping[str, float] | None, kind: str | None = None) -> float:
     """Without a model: the share of the question's word weight the passage's best sentence carries (0-1)."""
-    return float(best_quote(text, question, idf=idf).coverage)
+    return float(best_quote(text, question, idf=idf, kind=kind).coverage)

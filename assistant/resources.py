@@ -113,6 +113,7 @@ class Resources:
         self._units = None
         self._unit_by_id: dict = {}
         self._last_votes = None
+        self._last_read: tuple[str, Query] | None = None  # the last question understood, and its Query
         self._ranker_applies = None  # ranker_applies(), on first use
         # Typos are corrected only towards words the vocabulary or the corpus itself uses, so a
         # word the code prints ("nonresidential") is never "corrected" to another ("residential").
@@ -357,7 +358,14 @@ class Resources:
 
     # -- reading the question -------------------------------------------------------------------------
     def read(self, text: str) -> Query:
-        return understand(text, self.vocabulary, self.known_words)
+        """The question understood once: the stages of one answer (chooser, families, the decline's
+        closest passage) that ask for it again get the same Query."""
+        last = self._last_read
+        if last is not None and last[0] == text:
+            return last[1]
+        query = understand(text, self.vocabulary, self.known_words)
+        self._last_read = (text, query)
+        return query
 
     def declined(self, query: Query) -> bool:
         """The question is about a subject or a place these documents do not cover."""

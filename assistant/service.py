@@ -211,7 +211,8 @@ def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path |
     open_searcher = IndexOpener(index_dir, progress)
     calibration = confidence_mod.load() if calibrated else confidence_mod.UNCALIBRATED
     fitted_reader = reader_mod.load() if settings.value("reader", reader) else None
-    fitted_ranker = choose.load() if calibrated and settings.value("ranker") else None
+    # The law of an earlier day is answered by the hand order, as ``with_earlier_law`` answers it.
+    fitted_ranker = choose.load() if calibrated and settings.value("ranker") and not as_of else None
     built = _assistant(derived.sections, documents, as_of, open_searcher, calibration, fitted_reader,
                        None if as_of else derived, fitted_ranker)
     return built if as_of else with_earlier_law(built)
@@ -240,11 +241,13 @@ class IndexOpener:
 
 def with_earlier_law(built: Assistant) -> Assistant:
     """``built``, answering a question that names an earlier day with an assistant built as of that
-    day from the same sections, sharing its index (the CLI's and the app's assistants alike)."""
+    day from the same sections, sharing its index (the CLI's and the app's assistants alike). It
+    chooses by the hand order and its calibration: the ranker was fitted without such questions, and
+    the bank's units are today's."""
     res = built.resources
     documents = list(built.corpus.documents.values())
     built.then_factory = lambda day: _assistant(built.corpus.sections, documents, day, lambda: built.searcher,
-                                                res.calibration, res.reader, ranker=res.ranker)
+                                                res.calibration, res.reader)
     return built
 
 

@@ -28,9 +28,9 @@ CHECKS = {
     # Table 2-2 (000): "Animal keeping S S S S S S S 17.42.040"
     "Can I keep chickens?": lambda a: all(v == "S" for (t, r, _), v in _cells(a).items() if r == "Animal keeping")
     and len(_cells(a)) == 7 and "17.42.040" in a.answer,
-    # Table 3-2 (001): "Within front or street side setback: Solid wall, hedge, or fencing 42 in."
-    "How tall can a fence be in a front yard?": lambda a: {c["table"] for c in a.lookups} == {"3-2"}
-    and "42 in." in a.first_line,
+    # Table 3-7 (002): "Health/fitness facilities 1 space for each 200 sq. ft. of floor area."
+    "How much parking does a gym need?": lambda a: {(c["table"], c["row"]) for c in a.lookups}
+    == {("3-7", "Health/fitness facilities")} and "1 space for each 200 sq. ft." in a.first_line,
     # Table 2-18 (002), the TOC district's own standards: "Maximum height 45 ft.; 55 ft. with use permit"
     "How tall can a building be in the TOC district?": lambda a: {c["table"] for c in a.lookups} == {"2-18"}
     and "45 ft." in a.first_line,

@@ -55,5 +55,5 @@ def test_the_app_answers_with_the_learned_parts_the_cli_uses(loaded):
     res = engine.assistant.resources
     assert res.ranker is not None and res.ranker == loaded.resources.ranker
     assert type(res.reader) is type(loaded.resources.reader)
-    then = engine.assistant.then_factory("2025-01-01").resources  # "in 2024, ...": the same learned parts
-    assert then.ranker == res.ranker
+    then = engine.assistant.then_factory("2025-01-01").resources  # "in 2024, ...": as the CLI's earlier law
+    assert then.ranker is None and type(then.reader) is type(res.reader)

@@ -26,7 +26,7 @@ EXAMPLES = (
     "Can I open a bar on East Cotati Avenue?",
     "Can I build an ADU in the NL zone?",
     "Can I keep chickens?",
-    "How tall can a fence be in a front yard?",
+    "How much parking does a gym need?",
     "How tall can a building be in the TOC district?",
 )
 STAFF_EMPTY = ('<div class="reader-empty"><p>Open a section, chapter or table from the contents, or type its number '
