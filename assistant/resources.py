@@ -21,6 +21,7 @@ from .types import Citation, Query, SearchUnavailable
 from .understand import district_names_in, known_words_of, understand
 from .vocab import DATA
 
+READ_KEPT = 8  # questions whose Query is kept: one answer reads its question, its parts and a follow-up
 STANDARDS_TOPICS = frozenset({"height", "setback", "coverage", "density", "lot_size", "parking", "bicycle", "fence",
                               "driveway", "stalls", "expiry", "completeness", "who_decides", "variance", "amendment",
                               "appeal", "hearing", "definition", "condo", "fees", "demolition", "design", "general_plan"})
@@ -113,7 +114,7 @@ class Resources:
         self._units = None
         self._unit_by_id: dict = {}
         self._last_votes = None
-        self._last_read: tuple[str, Query] | None = None  # the last question understood, and its Query
+        self._read: dict[str, Query] = {}  # the last questions understood (a few), and their Queries
         self._ranker_applies = None  # ranker_applies(), on first use
         # Typos are corrected only towards words the vocabulary or the corpus itself uses, so a
         # word the code prints ("nonresidential") is never "corrected" to another ("residential").
@@ -359,12 +360,15 @@ class Resources:
     # -- reading the question -------------------------------------------------------------------------
     def read(self, text: str) -> Query:
         """The question understood once: the stages of one answer (chooser, families, the decline's
-        closest passage) that ask for it again get the same Query."""
-        last = self._last_read
-        if last is not None and last[0] == text:
-            return last[1]
+        closest passage) that ask for it again get the same Query, even when a part or a follow-up was
+        read in between (the last READ_KEPT texts are kept)."""
+        found = self._read.get(text)
+        if found is not None:
+            return found
         query = understand(text, self.vocabulary, self.known_words)
-        self._last_read = (text, query)
+        kept = dict(self._read)  # replaced whole: a reader in another thread never sees it half-changed
+        kept[text] = query
+        self._read = dict(list(kept.items())[-READ_KEPT:])
         return query
 
     def declined(self, query: Query) -> bool:
