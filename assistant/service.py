@@ -211,8 +211,7 @@ def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path |
     open_searcher = IndexOpener(index_dir, progress)
     calibration = confidence_mod.load() if calibrated else confidence_mod.UNCALIBRATED
     fitted_reader = reader_mod.load() if settings.value("reader", reader) else None
-    # The law of an earlier day is answered by the hand order, as ``with_earlier_law`` answers it.
-    fitted_ranker = choose.load() if calibrated and settings.value("ranker") and not as_of else None
+    fitted_ranker = choose.load() if calibrated and settings.value("ranker") else None
     built = _assistant(derived.sections, documents, as_of, open_searcher, calibration, fitted_reader,
                        None if as_of else derived, fitted_ranker)
     return built if as_of else with_earlier_law(built)
@@ -241,13 +240,11 @@ class IndexOpener:
 
 def with_earlier_law(built: Assistant) -> Assistant:
     """``built``, answering a question that names an earlier day with an assistant built as of that
-    day from the same sections, sharing its index (the CLI's and the app's assistants alike). It
-    chooses by the hand order and its calibration: the ranker was fitted without such questions, and
-    the bank's units are today's."""
+    day from the same sections, sharing its index (the CLI's and the app's assistants alike)."""
     res = built.resources
     documents = list(built.corpus.documents.values())
     built.then_factory = lambda day: _assistant(built.corpus.sections, documents, day, lambda: built.searcher,
-                                                res.calibration, res.reader)
+                                                res.calibration, res.reader, ranker=res.ranker)
     return built
 
 
@@ -255,8 +252,10 @@ def _assistant(sections, documents, as_of: str | None, open_searcher, calibratio
                derived=None, ranker=None) -> Assistant:
     """An assistant over the sections dated on or before ``as_of`` (all of them without it).
     ``derived`` (``assistant.derived.Derived`` of exactly these sections): their cells and
-    provisions, already parsed."""
+    provisions, already parsed. The law of an earlier day is chosen by the hand order and its
+    calibration, never by ``ranker``: it was fitted without such questions, and the bank's units are today's."""
     if as_of:
+        ranker = None
         sections = tuple(s for s in sections if s.date and s.date <= as_of)
     if derived is not None:
         cells, provisions = derived.cells, list(derived.provisions)

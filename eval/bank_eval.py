@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .gold import SETS, GoldItem, load_gold
+from .match import normalize
 
 PERMIT_TABLES = {"2-2", "2-3", "2-4", "2-2 cannabis"}
 RISK = 0.02  # the wrong-answer rate the similarity cut keeps
@@ -54,8 +55,9 @@ def unit_of_item(item: GoldItem, source: dict | None, units: dict, provisions: S
 
 
 def _row_key(label: str) -> str:
-    """A row label as gold and the tables both print it: dashes, case and spacing folded."""
-    return " ".join(re.sub(r"\s*[-–—]+\s*", " - ", label.lower()).split())
+    """A row label as gold and the tables both print it: ``match.normalize`` (dashes, quotes, case,
+    spacing), and the spacing around a dash ("Brewery-Brew pub" is "Brewery - Brew pub")."""
+    return " ".join(re.sub(r"\s*-+\s*", " - ", normalize(label)).split())
 
 
 def row_unit(table: str, section: str, row: str, units: dict) -> str:
