@@ -90,6 +90,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("ranker", "COTATI_RANKER", True, bool, "choose answers with the ranker fitted on dev "
             "(`assistant/data/ranker.json`: every route's and the question bank's candidates scored together); `0`: "
             "the routes' hand order and `calibration.json` decide, and an answer read off a table opens no index"),
+    Setting("verifier", "COTATI_VERIFIER", True, bool, "re-score the best candidates with the answer verifier "
+            "trained here (`assistant/data/verifier/`, a cross-encoder in ONNX) before the ranker's operating point "
+            "decides; `0`: the candidates' signals alone decide, at their own operating point"),
     Setting("reader", "COTATI_READER", True, bool, "rank running-text provisions with the reader fitted on dev "
             "(`assistant/data/reader.json`, when `python -m assistant train-reader` wrote one); `0` turns it off"),
     # Read by index/dense.py (the encoder), documented here:

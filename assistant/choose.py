@@ -59,9 +59,26 @@ class Settings:
     # A written bank question's weight as training data: with 19,000 of them, 0.5 over 1 (dev cross-validated
     # 0.53 against 0.51 right at a 2% point of dev's folds and the holdout pooled; the holdout alike, 0.45 against 0.44).
     bank_train_weight: float = 0.5
+    # -- the verifier (assistant/verifier.py; trained by eval/verifier_train.py) --
+    verifier_top: int = 4  # candidates, best by the signals-only ranker, the verifier reads per question
+    verifier_layers: int = 3  # the shipped MiniLM's first layers copied into the cross-encoder
+    verifier_max_length: int = 96  # word pieces of question + candidate statement
+    verifier_batches: tuple = ("b1", "b2", "b3")  # bank batches it is trained on (b4 is left to fit the ranker on)
+    verifier_negatives: int = 2  # wrong candidates per training question, the signals-only ranker's best first
+    verifier_positives: int = 2  # right candidates per training question at most
+    verifier_epochs: int = 1
+    verifier_batch: int = 16
+    verifier_lr: float = 5e-5
+    verifier_warmup: float = 0.05  # share of the steps the learning rate rises over
+    verifier_seed: int = 13
 
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:16]
+
+    def verifier_digest(self) -> str:
+        """The hash of what shapes the trained verifier (its manifest records it; the operating point does not)."""
+        shaping = {k: v for k, v in asdict(self).items() if k.startswith("verifier_") and k != "verifier_top"}
+        return hashlib.sha256(json.dumps(shaping, sort_keys=True).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -76,6 +93,7 @@ class Ranker:
     # "How sure" in words: each band's lowest probability, kept only where the holdout's answers in it
     # were right as often as the band promises (eval/ranker_fit.py held_bands).
     bands: dict = field(default_factory=dict)
+    head: Head | None = None  # the second stage over the verifier's score; None: the signals alone decide
 
     @property
     def fitted(self) -> bool:
@@ -99,7 +117,85 @@ class Ranker:
                 "settings": asdict(self.settings), "settings_hash": self.settings.digest(),
                 "bias": self.bias, "bands": self.bands, "features": {n: {"weight": w, "mean": m, "scale": s}
                                                 for n, w, m, s in zip(self.names, self.weights, self.means, self.scales)},
-                "fitted_on": self.fitted_on}
+                "fitted_on": self.fitted_on, **({"verifier_head": self.head.to_json()} if self.head else {})}
+
+
+# What the verifier's score adds to a candidate's signals-only probability (``verifier_features``):
+# the one function through which the verifier enters the decider.
+VERIFIER_FEATURES = ("signals_logit", "verifier_logit", "verifier_first", "verifier_behind_best", "signals_first",
+                     "verifier_times_signals")
+
+
+def verifier_features(signals_p: float, verifier_p: float, others_verifier: Sequence[float],
+                      signals_first: bool) -> dict[str, float]:
+    """The features of one verified candidate: its signals-only probability and the verifier's, each as
+    a logit, whether the verifier puts it first among the question's verified candidates, how far it is
+    behind the verifier's best other one, and whether the signals-only ranker put it first."""
+    from .verifier import logit
+
+    best_other = max(others_verifier, default=0.0)
+    return {"signals_logit": logit(signals_p), "verifier_logit": logit(verifier_p),
+            "verifier_first": float(verifier_p >= best_other), "verifier_behind_best": max(0.0, best_other - verifier_p),
+            "signals_first": float(signals_first), "verifier_times_signals": verifier_p * signals_p}
+
+
+@dataclass(frozen=True)
+class Head:
+    """The ranker's second stage: a logistic model over ``verifier_features`` of the best
+    ``verifier_top`` candidates, with its own operating point and "How sure" bands (fitted by
+    ``eval/verifier_fit.py`` as the first stage is: dev's folds, the holdout's aggregate risk)."""
+
+    names: tuple[str, ...]
+    means: tuple[float, ...]
+    scales: tuple[float, ...]
+    weights: tuple[float, ...]
+    bias: float
+    threshold: float
+    bands: dict = field(default_factory=dict)
+    verifier: str = ""  # the verifier manifest's training data hash it was fitted with
+
+    def probability(self, feats: dict) -> float:
+        z = self.bias
+        for name, mean, scale, weight in zip(self.names, self.means, self.scales, self.weights):
+            z += weight * (feats.get(name, 0.0) - mean) / scale
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+    def how_sure(self, probability: float) -> str:
+        reached = [(floor, band) for band, floor in self.bands.items() if probability >= floor]
+        return max(reached)[1] if reached else ""
+
+    def to_json(self) -> dict:
+        return {"threshold": self.threshold, "bias": self.bias, "bands": self.bands, "verifier": self.verifier,
+                "features": {n: {"weight": w, "mean": m, "scale": s}
+                             for n, w, m, s in zip(self.names, self.weights, self.means, self.scales)}}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Head":
+        names = tuple(data["features"])
+        return cls(names, tuple(float(data["features"][n]["mean"]) for n in names),
+                   tuple(float(data["features"][n]["scale"]) or 1.0 for n in names),
+                   tuple(float(data["features"][n]["weight"]) for n in names), float(data["bias"]),
+                   float(data["threshold"]), {str(b): float(f) for b, f in data.get("bands", {}).items()},
+                   str(data.get("verifier", "")))
+
+
+def verified(best: Sequence[tuple[float, Candidate]], question: str, verifier, ranker: "Ranker"
+             ) -> list[tuple[float, Candidate, float]]:
+    """The best ``verifier_top`` candidates (by the signals-only probability, ``order_key`` order)
+    re-scored by the second stage: (probability, candidate, verifier's probability), best first.
+    The rest cannot be chosen: the verifier has not read them."""
+    from .verifier import statement
+
+    top = list(best[:ranker.settings.verifier_top])
+    if not top:
+        return []
+    read = verifier.score(question, [statement(c.answer) for _, c in top])
+    found = []
+    for i, ((p, candidate), v) in enumerate(zip(top, read)):
+        feats = verifier_features(p, v, [w for j, w in enumerate(read) if j != i], i == 0)
+        found.append((ranker.head.probability(feats), candidate, v))
+    found.sort(key=lambda t: order_key((t[0], t[1])))
+    return found
 
 
 class RankerError(ValueError):
@@ -112,12 +208,14 @@ def load(path: Path = RANKER) -> Ranker | None:
         return None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        settings = Settings(**data["settings"])
+        settings = Settings(**{**data["settings"], **({"verifier_batches": tuple(data["settings"]["verifier_batches"])}
+                                                       if "verifier_batches" in data["settings"] else {})})
         names = tuple(data["features"])
         return Ranker(settings, names, tuple(float(data["features"][n]["mean"]) for n in names),
                       tuple(float(data["features"][n]["scale"]) or 1.0 for n in names),
                       tuple(float(data["features"][n]["weight"]) for n in names), float(data["bias"]),
-                      data.get("fitted_on", {}), {str(b): float(f) for b, f in data.get("bands", {}).items()})
+                      data.get("fitted_on", {}), {str(b): float(f) for b, f in data.get("bands", {}).items()},
+                      Head.from_json(data["verifier_head"]) if "verifier_head" in data else None)
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise RankerError(f"{path}: not a ranker file ({error})") from error
 

@@ -147,11 +147,19 @@ def ranked(query: Query, res: Resources, previous: str = "") -> Answer:
     ranker = res.ranker
     pairs, declines = scored(query, res)
     best = sorted(((ranker.probability(f), c) for f, c in pairs), key=choose.order_key)
-    if best and best[0][0] >= ranker.settings.threshold:
+    threshold, how_sure, read = ranker.settings.threshold, ranker.how_sure, {}
+    verifier = res.verifier if best else None
+    if verifier is not None:  # the verifier reads the best few; the second stage's point decides
+        rescored = choose.verified(best, query.text, verifier, ranker)
+        read = {id(c): v for _, c, v in rescored}
+        best = [(p, c) for p, c, _ in rescored]
+        threshold, how_sure = ranker.head.threshold, ranker.head.how_sure
+    if best and best[0][0] >= threshold:
         probability, chosen = best[0]
         answer_ = interpreted(query, _given(query, chosen, res), res, previous)
-        signals = {**answer_.signals, "ranker": probability}
-        return replace(answer_, confidence=probability, signals=signals, how_sure=ranker.how_sure(probability),
+        signals = {**answer_.signals, "ranker": probability,
+                   **({"verifier": read[id(chosen)]} if id(chosen) in read else {})}
+        return replace(answer_, confidence=probability, signals=signals, how_sure=how_sure(probability),
                        interpretation={**answer_.interpretation, "settings": ranker.settings.digest()})
     if declines and not best:
         reason = min(declines, key=lambda c: (c.answer.route, c.answer.answer)).answer

@@ -116,6 +116,7 @@ class Resources:
         self._last_votes = None
         self._read: dict[str, Query] = {}  # the last questions understood (a few), and their Queries
         self._ranker_applies = None  # ranker_applies(), on first use
+        self._verifier = None  # the trained verifier (assistant.verifier), False when none; on first use
         # Typos are corrected only towards words the vocabulary or the corpus itself uses, so a
         # word the code prints ("nonresidential") is never "corrected" to another ("residential").
         known = tables.row_words() | {word for word in corpus.idf if word.isalpha()}
@@ -223,6 +224,24 @@ class Resources:
         if encoder is None or (fitted and getattr(encoder, "model_id", None) != fitted):
             return None
         return encoder
+
+    @property
+    def verifier(self):
+        """The shipped answer verifier when the ranker has a stage fitted on it and ``COTATI_VERIFIER``
+        is on; None otherwise (the signals-only stage then decides at its own operating point)."""
+        if self._verifier is None:
+            import settings as settings_mod
+
+            from . import verifier as verifier_mod
+
+            head = self.ranker.head if self.ranker is not None else None
+            found = verifier_mod.load() if head is not None and settings_mod.value("verifier") else None
+            if found is not None and head.verifier and found.manifest.get("training_data", {}).get("hash") != head.verifier:
+                raise verifier_mod.VerifierError(
+                    f"{verifier_mod.VERIFIER_DIR / verifier_mod.MANIFEST_FILE}: not the verifier the ranker was fitted "
+                    "with; refit with `python -m eval.verifier_fit --write`")
+            self._verifier = found if found is not None else False
+        return self._verifier or None
 
     def ranker_applies(self) -> bool:
         """Whether the index will embed with the model the ranker was fitted with: the settings' model
