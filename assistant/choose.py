@@ -62,7 +62,10 @@ class Settings:
     # -- the verifier (assistant/verifier.py; trained by eval/verifier_train.py) --
     verifier_top: int = 4  # candidates, best by the signals-only ranker, the verifier reads per question
     verifier_layers: int = 3  # the shipped MiniLM's first layers copied into the cross-encoder
-    verifier_max_length: int = 96  # word pieces of question + candidate statement
+    verifier_max_length: int = 64  # word pieces of question + candidate statement
+    # The word-piece embeddings stay as shipped (two thirds of a three-layer copy's weights: training them
+    # tripled a CPU step's optimizer work, and questions share the shipped model's vocabulary).
+    verifier_freeze_embeddings: bool = True
     verifier_batches: tuple = ("b1", "b2", "b3")  # bank batches it is trained on (b4 is left to fit the ranker on)
     verifier_negatives: int = 2  # wrong candidates per training question, the signals-only ranker's best first
     verifier_positives: int = 2  # right candidates per training question at most

@@ -117,10 +117,14 @@ def train(pairs: list[Pair], settings, work: Path, max_minutes: float, checkpoin
     tokenizer = AutoTokenizer.from_pretrained(str(base))
     model = AutoModelForSequenceClassification.from_pretrained(
         str(base), num_labels=1, num_hidden_layers=settings.verifier_layers)
+    if settings.verifier_freeze_embeddings:
+        for parameter in model.base_model.embeddings.word_embeddings.parameters():
+            parameter.requires_grad = False
     order = list(range(len(pairs)))
     steps_per_epoch = (len(order) + settings.verifier_batch - 1) // settings.verifier_batch
     total = steps_per_epoch * settings.verifier_epochs
-    optimizer = torch.optim.AdamW(model.parameters(), lr=settings.verifier_lr, weight_decay=0.01)
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=settings.verifier_lr,
+                                  weight_decay=0.01)
     warm = max(1, int(total * settings.verifier_warmup))
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: min((s + 1) / warm, max(0.0, (total - s) / max(1, total - warm))))
@@ -158,7 +162,7 @@ def train(pairs: list[Pair], settings, work: Path, max_minutes: float, checkpoin
         schedule.step()
         optimizer.zero_grad()
         step += 1
-        running = (running + [float(loss)])[-50:]
+        running = (running + [float(loss.detach())])[-50:]
         now = time.perf_counter()
         if step % 20 == 0 or step == total:
             rate = (now - started) / max(1, step - first_step)
