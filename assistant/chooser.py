@@ -17,6 +17,7 @@ from . import confidence as confidence_mod
 from .interpretation import interpretation_of, read_as_line
 from .resources import Resources
 from .routes import absent, compare, definition, district, ordinance, parcel, passage, permit, provision, section, standards
+from .routes import table
 from .routes import bank as bank_route
 from .types import Answer, Candidate, Query, SearchUnavailable
 
@@ -43,6 +44,11 @@ ROUTES_DECIDING = (
     passage.about_named,  # a topic, district or use was named: the passages that speak of it
     definition.of_quantity,  # "how big can a microdistillery get?"
     passage.candidates,  # nothing else answered: the passages, if the confidence trusts them
+)
+# Routes that only propose to the ranker (issue 44): the hand order (``routed``, used while the ranker is
+# off) never asks them, so adding one changes no answer until the ranker is refitted with its candidates.
+ROUTES_RANKED = (
+    table.candidates,  # "Table 2-2", "show me Table 3-2": the table itself (each table printed under the number)
 )
 
 
@@ -92,6 +98,7 @@ def candidates(query: Query, res: Resources) -> list[Candidate]:
     deciding = standards.deciding_reading(query)
     settings = res.ranker.settings if res.ranker is not None else choose.Settings()
     proposers = [(route, query) for route in ROUTES] + [(route, deciding) for route in ROUTES_DECIDING]
+    proposers += [(route, query) for route in ROUTES_RANKED]
     proposers.append((lambda q, r: bank_route.candidates(q, r, settings.bank_k, settings.bank_units), query))
     for route, asked in proposers:
         try:

@@ -383,3 +383,29 @@ def _standard_value(cell) -> str:
     if cell.value is None or not cell.answered:
         return "could not be read with confidence (see the table)"
     return cell.value
+
+
+def table_answer(query: Query, table, cells, corpus) -> Answer:
+    """A table asked for by number (routes/table.py's data): which table it is (number, title, the
+    section printing it), its columns and rows, the documents that printed it, cited."""
+    section = f"§ {table.section} {corpus.title_of(table.section, table.prints[-1][0])}".strip()
+    lines = [f"Table {table.number}{' ' + table.title if table.title else ''} ({section})."]
+    rows = list(dict.fromkeys((e.cell.category, e.cell.row) for e in cells))
+    columns = list(dict.fromkeys(e.cell.column for e in cells))
+    if any(e.cell.kind == "permit" for e in cells):
+        # A land-use table is a grid of hundreds of cells: named by its shape; the page draws the grid.
+        lines.append(f"{len(rows)} land uses (rows); columns: {', '.join(columns)}.")
+    else:
+        for category, row in rows:
+            values = [f"{e.cell.column}: {_standard_value(e.cell)}" for e in cells
+                      if (e.cell.category, e.cell.row) == (category, row)]
+            lines.append(f"{category + ' - ' if category else ''}{row}: {'; '.join(values)}")
+    printed = [f"{corpus.document_label(doc)} ({date})" for doc, date in table.prints]
+    lines.append("Printed in: " + "; ".join(printed) + ".")
+    newest = max(cells, key=lambda e: (e.cell.date, e.cell.document)).cell if cells else None
+    document, date = (newest.document, newest.date) if newest is not None else table.prints[-1]
+    citation = Citation(section=table.section, title=corpus.title_of(table.section, document), document=document,
+                        date=date, quote=f"Table {table.number} {table.title}".strip(), table=f"Table {table.key}")
+    lines.append(source_line([citation], corpus))
+    return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=(citation,),
+                  lookups=tuple(e.to_json() for e in cells), route="table")

@@ -64,6 +64,9 @@ FEATURES: dict[str, tuple[str, ...]] = {
     "ordinance": ("quote_coverage", "event_named"),
     "provision_change": ("change_coverage", "changes_matched", "part_named"),
     "section_title": ("title_share", "title_margin", "hit_rank"),
+    # A table asked by number (routes/table.py): how many tables print that number, how much of the
+    # question's other words its title says, whether the question names its section.
+    "table": ("tables_numbered", "title_share", "other_words", "section_named", "cells_found"),
 }
 # Signals whose values depend on the embedding model: meaningless under another model.
 MODEL_SIGNALS = frozenset({"dense_score", "sentence_similarity", "meaning_margin", "meaning_similarity",
