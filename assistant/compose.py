@@ -409,3 +409,34 @@ def table_answer(query: Query, table, cells, corpus) -> Answer:
     lines.append(source_line([citation], corpus))
     return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=(citation,),
                   lookups=tuple(e.to_json() for e in cells), route="table")
+
+
+def citation_answer(query: Query, section, corpus, subject: str) -> Answer:
+    """The citation asked for: the section's number and title, the document printing it and its date,
+    and the sentence of it that speaks of ``subject``."""
+    document = corpus.documents.get(section.document)
+    quote = best_quote(section.text, subject, idf=corpus.idf).text or _opening(section.text)
+    lines = [f"§ {section.id} {section.title}".strip() + f" ({corpus.document_label(section.document)}, "
+             f"{section.date or (document.date if document else '')}).", f'"{quote}"']
+    citation = corpus.citation(section, quote)
+    lines.append(source_line([citation], corpus))
+    return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=(citation,), route="citation")
+
+
+def last_change_answer(query: Query, corpus, document: str, date: str, section_id: str, table: str = "",
+                       cells=(), title: str = "") -> Answer:
+    """The document that last changed a table or a section: its name, full title and date, cited."""
+    info = corpus.documents.get(document)
+    what = f"Table {table}{' ' + title if title else ''} (§ {section_id})" if table else section_label(section_id, corpus)
+    lines = [f"{corpus.document_label(document)} ({date}) last changed {what}.", f"{info.title if info else document}."]
+    if table and cells:
+        citation = table_citation(max(cells, key=lambda e: (e.cell.date, e.cell.document)).cell, corpus)
+        citation = Citation(section=section_id, title=corpus.title_of(section_id, document), document=document, date=date,
+                            quote=citation.quote, table=f"Table {table}", ordinance_section=citation.ordinance_section)
+    else:
+        section = corpus.section(section_id, document)
+        citation = corpus.citation(section, _opening(section.text)) if section is not None else Citation(
+            section_id, "", document, date, "")
+    lines.append(source_line([citation], corpus))
+    return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=(citation,),
+                  lookups=tuple(e.to_json() for e in cells), route="citation")

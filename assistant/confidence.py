@@ -67,6 +67,11 @@ FEATURES: dict[str, tuple[str, ...]] = {
     # A table asked by number (routes/table.py): how many tables print that number, how much of the
     # question's other words its title says, whether the question names its section.
     "table": ("tables_numbered", "title_share", "other_words", "section_named", "cells_found"),
+    # A citation asked for (routes/citation.py): the section found for the subject (how much of the subject
+    # its text says, its margin over the next, its search rank) or the document that last changed a table
+    # or section (how the table was named, how many were, the share of its cells that document changed).
+    "citation": ("subject_share", "subject_margin", "hit_recip", "table_by_number", "table_by_topic", "subjects",
+                 "changed_share", "section_by_number", "prints"),
 }
 # Signals whose values depend on the embedding model: meaningless under another model.
 MODEL_SIGNALS = frozenset({"dense_score", "sentence_similarity", "meaning_margin", "meaning_similarity",
