@@ -38,7 +38,7 @@ NOT_A_MEASURE = frozenset({"permit_code", "body"})
 DISTRICT_HEADING = re.compile(r"^(?:\d+\.\s*)?([A-Z]{2,4})\s*\(|\(([A-Z]{2,4})\)")
 ROUTES = ("permit", "standards", "standards_table", "passage", "definition", "district", "provision", "section",
           "section_title", "ordinance", "ordinance_note", "compare", "parcel", "absent", "compound", "bank",
-          "table", "citation")
+          "table", "citation", "ranking")
 
 
 @dataclass(frozen=True)

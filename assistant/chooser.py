@@ -17,7 +17,7 @@ from . import confidence as confidence_mod
 from .interpretation import interpretation_of, read_as_line
 from .resources import Resources
 from .routes import absent, compare, definition, district, ordinance, parcel, passage, permit, provision, section, standards
-from .routes import citation, table
+from .routes import citation, ranking, table
 from .routes import bank as bank_route
 from .types import Answer, Candidate, Query, SearchUnavailable
 
@@ -50,6 +50,7 @@ ROUTES_DECIDING = (
 ROUTES_RANKED = (
     table.candidates,  # "Table 2-2", "show me Table 3-2": the table itself (each table printed under the number)
     citation.candidates,  # "Cite the section on ...", "which ordinance last changed the fence table?"
+    ranking.candidates,  # "which district allows the tallest buildings?", "a bank or a laundromat: which needs more parking?"
 )
 
 

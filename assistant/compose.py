@@ -440,3 +440,26 @@ def last_change_answer(query: Query, corpus, document: str, date: str, section_i
     lines.append(source_line([citation], corpus))
     return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=(citation,),
                   lookups=tuple(e.to_json() for e in cells), route="citation")
+
+
+def ranking_answer(query: Query, ranked, highest: bool, by_district: bool, corpus, tied: int = 1) -> Answer:
+    """Ranked cells (routes/ranking.py's data: (label, cell) best first, the first ``tied`` equal): which
+    come first, then each other item's value, what was compared, cited."""
+    def named(label):
+        return _district_label(label, corpus) if by_district else label
+
+    def stated(entry):
+        return f"{entry.cell.value} ({entry.cell.column}, Table {entry.cell.table}, § {entry.cell.section})"
+
+    end = "Most" if highest else "Least"
+    lines = [f"{end} of those compared: " + "; ".join(f"{named(label)}, {stated(entry)}" for label, entry in ranked[:tied]) + "."]
+    lines.extend(f"{named(label)}: {stated(entry)}." for label, entry in ranked[tied:])
+    if by_district:
+        lines.append("Compared: the districts whose own table or row in the loaded documents states it ("
+                     + ", ".join(label for label, _ in ranked) + ").")
+    cited = {}
+    for _, entry in ranked:
+        cited.setdefault((entry.cell.section, entry.cell.table, entry.cell.document), table_citation(entry.cell, corpus))
+    lines.append(source_line(list(cited.values()), corpus))
+    return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=tuple(cited.values()),
+                  lookups=tuple(entry.to_json() for _, entry in ranked), route="ranking")

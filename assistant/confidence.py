@@ -72,6 +72,9 @@ FEATURES: dict[str, tuple[str, ...]] = {
     # or section (how the table was named, how many were, the share of its cells that document changed).
     "citation": ("subject_share", "subject_margin", "hit_recip", "table_by_number", "table_by_topic", "subjects",
                  "changed_share", "section_by_number", "prints"),
+    # A ranking over a standards table (routes/ranking.py): how many items were compared, the first's relative
+    # margin over the second, how many tie first, whether across districts and what share of districts state it.
+    "ranking": ("compared", "margin", "tied", "by_district", "stated_share"),
 }
 # Signals whose values depend on the embedding model: meaningless under another model.
 MODEL_SIGNALS = frozenset({"dense_score", "sentence_similarity", "meaning_margin", "meaning_similarity",
