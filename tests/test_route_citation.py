@@ -82,3 +82,15 @@ def test_it_is_registered_with_its_signals(res):
     assert "citation" in choose.ROUTES
     found = chooser.candidates(res.read("Which ordinance last changed the fence table?"), res)
     assert any(c.answer.route == "citation" and c.answer.citations[0].table == "Table 3-2" for c in found)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("question,section,document", [("Cite the section on cell tower setbacks.", "17.44.060", "000"),
+                                                       ("Which ordinance last changed the fence table?", "17.30.030", "001")])
+def test_with_the_real_index_the_chooser_is_offered_the_citation(question, section, document):
+    from assistant.service import load_assistant
+
+    resources = load_assistant().resources
+    found = chooser.candidates(resources.read(question), resources)
+    assert any(c.answer.route == "citation" and (c.answer.citations[0].section, c.answer.citations[0].document)
+               == (section, document) for c in found)

@@ -76,3 +76,19 @@ def test_it_is_registered(res):
     assert "ranking" in choose.ROUTES
     found = chooser.candidates(res.read("Which district allows the tallest buildings?"), res)
     assert any(c.answer.route == "ranking" for c in found)
+
+
+def test_a_superlative_of_one_subject_is_a_maximum_not_a_ranking(res):
+    assert _proposed(res, "Re: TOC project - per our call, what's the most residential parking we can allow per unit?") == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("question,first", [("Which district allows the tallest buildings?", "Maximum height"),
+                                            ("Which needs more parking, a bank or a laundromat of the same size?",
+                                             "Banks, financial services (not within a retail complex)")])
+def test_with_the_real_index_the_chooser_is_offered_the_ranking(question, first):
+    from assistant.service import load_assistant
+
+    resources = load_assistant().resources
+    found = chooser.candidates(resources.read(question), resources)
+    assert any(c.answer.route == "ranking" and c.answer.lookups[0]["row"] == first for c in found)

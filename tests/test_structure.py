@@ -91,6 +91,29 @@ def test_the_routes_are_leaves():
         assert not names & {"chooser", "service"}, path.name
 
 
+def _relative_imports(path: Path) -> set[str]:
+    """The modules a route imports relatively, by their dotted name from the package ("..choose", ".permit")."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = "." * node.level + (node.module or "")
+            found |= {base + ("" if node.module else alias.name) for alias in node.names} if not node.module else {base}
+    return found
+
+
+def test_no_route_imports_the_deciders():
+    """Routes only propose (issue 44): none imports choose, chooser or service, however it is spelled."""
+    deciders = {"..choose", "..chooser", "..service"}
+    wrong = {path.name: sorted(_relative_imports(path) & deciders) for path in (ROOT / "assistant" / "routes").glob("*.py")}
+    assert not {name: found for name, found in wrong.items() if found}
+
+
+def test_the_routes_added_for_issue_44_import_no_other_route():
+    for name in ("table", "citation", "ranking"):
+        found = _relative_imports(ROOT / "assistant" / "routes" / f"{name}.py")
+        assert not {m for m in found if m.startswith(".") and not m.startswith("..")}, (name, found)
+
+
 def test_the_readme_imports_work_without_loading_anything():
     """README: ``from assistant import load_assistant`` (or ``Assistant``); importing loads no corpus or model."""
     import subprocess

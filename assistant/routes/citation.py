@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from ingest.tables.segment import find_tables
 
-from .. import choose, compose
+from .. import compose
 from ..permits import STOP, words_of
 from ..resources import Resources
 from ..standards import _spec as standards_spec
@@ -50,24 +50,22 @@ def _subject(query: Query) -> set[str]:
 
 
 def _found_section(query: Query, res: Resources):
-    """The code section among the search's hits whose text says the most of the subject's words
+    """The code section among the search's nearest whose text says the most of the subject's words
     (IDF-weighted), the search's order breaking ties: (section, share, margin, hit rank) or None."""
     subject = _subject(query)
     if not subject:
         return None
-    settings = res.ranker.settings if res.ranker is not None else choose.Settings()
     try:
-        hits = res.hits(query.corrected or query.text, settings.hits_k)  # the chooser's own search, run once
+        nearest = res.nearest(query)  # the search a decline names, run once per question
     except SearchUnavailable:
         return None
     idf = res.corpus.idf
     weight = sum(idf.get(w, 1.0) for w in subject)
-    scored, seen = [], set()
-    for rank, hit in enumerate(hits, start=1):
-        section = res.corpus.latest.get(hit.section)
-        if section is None or section.kind != "code" or section.id in seen:
+    scored = []
+    for rank, section_id in enumerate(nearest, start=1):
+        section = res.corpus.latest.get(section_id)
+        if section is None or section.kind != "code":
             continue
-        seen.add(section.id)
         said = subject & set(words_of(f"{section.title} {section.text}"))
         scored.append((sum(idf.get(w, 1.0) for w in said) / weight, -rank, section))
     if not scored:

@@ -26,6 +26,9 @@ MOST = re.compile(r"\b(?:tallest|highest|largest|biggest|widest|deepest|greatest
                   r"deeper|more)\b")
 LEAST = re.compile(r"\b(?:shortest|lowest|smallest|narrowest|shallowest|least|fewest|shorter|lower|smaller|narrower|"
                    r"less|fewer)\b")
+# Alternatives named side by side ("a bank or a laundromat", "a gym vs a bank", "more than a bank"): a
+# superlative of one subject ("the most parking we can allow") asks for a maximum, not a ranking.
+ALTERNATIVES = re.compile(r"\b(?:or|vs|versus|than|compared)\b")
 ACROSS_DISTRICTS = re.compile(r"\b(?:which|what) (?:district|districts|zone|zones|zoning district)\b")
 # Words of height (general English): a superlative of height names the measure without naming it.
 HEIGHT_WORDS = re.compile(r"\b(?:tallest|taller|highest|higher|height|tall|high)\b")
@@ -53,9 +56,11 @@ def candidates(query: Query, res: Resources) -> list[Candidate]:
     if ACROSS_DISTRICTS.search(text):
         ranked, known = _across_districts(query, res)
         by_district = True
-    else:
+    elif ALTERNATIVES.search(text):
         ranked, known = _across_uses(query, res), 0
         by_district = False
+    else:
+        return []
     if len(ranked) < 2:
         return []
     ranked.sort(key=lambda r: (-r.value if highest else r.value, r.label))

@@ -86,10 +86,15 @@ def candidates(query: Query, res: Resources) -> list[Candidate]:
     tables = printed(query.tables[0], res)
     asked = {w for w in words_of(query.corrected or query.text) if w not in STOP and w not in REQUEST_WORDS}
     asked -= set(words_of(query.tables[0]))
+    titles = {table: set(words_of(f"{table.title} {table.key}")) for table in tables}
+    if not any(asked <= words for words in titles.values()):
+        # It says more than which table ("which Table 2-4 districts allow a transit station?"): it asks
+        # for something in the table, not the table; a whole table never answers that.
+        return []
     found = []
     for table in tables:
         cells = cells_of(table, res)
-        title_words = set(words_of(f"{table.title} {table.key}"))
+        title_words = titles[table]
         signals = {
             "tables_numbered": float(len(tables)),  # more than one: the number alone does not say which
             "title_share": len(asked & title_words) / len(asked) if asked else 0.0,
