@@ -26,6 +26,7 @@ from pathlib import Path
 from . import answer_type
 from .bank import DECLINE
 from .confidence import FEATURES as ROUTE_SIGNALS
+from .routes import registry as route_registry
 from .types import Candidate
 
 RANKER = Path(__file__).parent / "data" / "ranker.json"
@@ -36,9 +37,8 @@ WHOLE = frozenset({"section", "standards_table", "table"})
 VALUE_TYPES = answer_type.QUANTITY_TYPES | {"permit_code", "body"}
 NOT_A_MEASURE = frozenset({"permit_code", "body"})
 DISTRICT_HEADING = re.compile(r"^(?:\d+\.\s*)?([A-Z]{2,4})\s*\(|\(([A-Z]{2,4})\)")
-ROUTES = ("permit", "standards", "standards_table", "passage", "definition", "district", "provision", "section",
-          "section_title", "ordinance", "ordinance_note", "compare", "parcel", "absent", "compound", "bank",
-          "table", "citation", "ranking")
+# The route names the ranker knows as ``route=<name>`` (declared once: assistant/routes/registry.py).
+ROUTES = route_registry.ranked_names()
 
 
 @dataclass(frozen=True)
