@@ -117,7 +117,7 @@ MEASURES = ("percent", "area", "length", "count")  # in this order: a value "10 
 QUANTITY_TYPES = frozenset({*MEASURES, "duration", "money", "number"})
 # What a table cell states when it is not a measure, and the other kinds of answer the routes give.
 GIVEN = QUANTITY_TYPES | {"permit_code", "body", "list", "text", "definition", "section", "section_text",
-                          "district_description", "passage", "decline", "ordinance_fact", "change_list"}
+                          "district_description", "passage", "decline", "ordinance_fact", "change_list", "table"}
 
 
 def measure_in(values: str) -> str:
@@ -178,6 +178,7 @@ DESCRIBED = {
     "length": "a length", "area": "an area", "count": "a count", "percent": "a percentage",
     "ordinance_fact": "a fact an ordinance states about itself (a date, its number, its applicant)",
     "change_list": "what an ordinance changed (its cells' history)",
+    "table": "a whole table (its title, section and cells)",
 }
 
 

@@ -26,18 +26,19 @@ from pathlib import Path
 from . import answer_type
 from .bank import DECLINE
 from .confidence import FEATURES as ROUTE_SIGNALS
+from .routes import registry as route_registry
 from .types import Candidate
 
 RANKER = Path(__file__).parent / "data" / "ranker.json"
 # Answers that give a whole section: never the answer to a question asking for one value. A small
 # standards table read row by row ("How tall can a fence be?": each location's height) states the
 # measure asked wherever it applies, so it is barred only from a question asking for a permit or a body.
-WHOLE = frozenset({"section", "standards_table"})
+WHOLE = frozenset({"section", "standards_table", "table"})
 VALUE_TYPES = answer_type.QUANTITY_TYPES | {"permit_code", "body"}
 NOT_A_MEASURE = frozenset({"permit_code", "body"})
 DISTRICT_HEADING = re.compile(r"^(?:\d+\.\s*)?([A-Z]{2,4})\s*\(|\(([A-Z]{2,4})\)")
-ROUTES = ("permit", "standards", "standards_table", "passage", "definition", "district", "provision", "section",
-          "section_title", "ordinance", "ordinance_note", "compare", "parcel", "absent", "compound", "bank")
+# The route names the ranker knows as ``route=<name>`` (declared once: assistant/routes/registry.py).
+ROUTES = route_registry.ranked_names()
 
 
 @dataclass(frozen=True)

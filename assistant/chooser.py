@@ -11,39 +11,36 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from importlib import import_module
 
 from . import answer_type, choose, compose, dialogue
 from . import confidence as confidence_mod
 from .interpretation import interpretation_of, read_as_line
 from .resources import Resources
-from .routes import absent, compare, definition, district, ordinance, parcel, passage, permit, provision, section, standards
+from .routes import absent, parcel, standards
 from .routes import bank as bank_route
+from .routes import registry as route_registry
 from .types import Answer, Candidate, Query, SearchUnavailable
 
-# The routes in the order they are asked; the first that proposes a candidate decides. The
-# standards route and those after it read a "who ..." question with a verb of deciding as asking
+
+def _resolved(group: str) -> tuple:
+    """The proposing functions of one group of the registry, in its order."""
+    found = []
+    for proposer in route_registry.proposers(group):
+        module, function = proposer.path.split(".")
+        found.append(getattr(import_module(f"{__package__}.routes.{module}"), function))
+    return tuple(found)
+
+
+# The routes in the order they are asked (declared once, with their names and signals, in
+# assistant/routes/registry.py); the first that proposes a candidate decides while the ranker is off.
+# The standards route and those after it read a "who ..." question with a verb of deciding as asking
 # who decides (standards.deciding_reading); those before it read the question as asked.
-ROUTES = (
-    provision.in_named_section,  # "under 17.64.080, how long is a permit valid?": the value in that section
-    section.candidates,  # "17.44.065": the section named
-    parcel.candidates,  # "APN 144-720-061"
-    parcel.street_address,  # "what zone is 201 W Sierra Ave in?": declined, with the reason
-    ordinance.candidates,  # "when was Ord. 939 introduced?": the ordinance's own text
-    section.by_title,  # "which section covers variances?"
-    definition.quoted,  # "is that 'demolition'?"
-    compare.candidates,  # "is a gym easier in CG or CE?", "where is X not allowed?": the permit cells compared
-    permit.candidates,  # "can I open a bar in CE?"
-    definition.candidates,  # "are e-scooters micromobility?"
-)
-ROUTES_DECIDING = (
-    standards.candidates,  # "how tall can a fence be?", "who approves a variance?"
-    section.by_table,  # "Table 2-4"
-    district.candidates,  # "what is the NM district?"
-    provision.candidates,  # "how wide must the driveway be?", "what findings must be made?": running text
-    passage.about_named,  # a topic, district or use was named: the passages that speak of it
-    definition.of_quantity,  # "how big can a microdistillery get?"
-    passage.candidates,  # nothing else answered: the passages, if the confidence trusts them
-)
+ROUTES = _resolved(route_registry.FIRST)
+ROUTES_DECIDING = _resolved(route_registry.DECIDING)
+# Routes that only propose to the ranker (issue 44): the hand order (``routed``, used while the ranker is
+# off) never asks them, so adding one changes no answer until the ranker is refitted with its candidates.
+ROUTES_RANKED = _resolved(route_registry.RANKED)
 
 
 def answer(text: str, history: Sequence, res: Resources) -> Answer:
@@ -92,6 +89,7 @@ def candidates(query: Query, res: Resources) -> list[Candidate]:
     deciding = standards.deciding_reading(query)
     settings = res.ranker.settings if res.ranker is not None else choose.Settings()
     proposers = [(route, query) for route in ROUTES] + [(route, deciding) for route in ROUTES_DECIDING]
+    proposers += [(route, query) for route in ROUTES_RANKED]
     proposers.append((lambda q, r: bank_route.candidates(q, r, settings.bank_k, settings.bank_units), query))
     for route, asked in proposers:
         try:

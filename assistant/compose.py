@@ -383,3 +383,83 @@ def _standard_value(cell) -> str:
     if cell.value is None or not cell.answered:
         return "could not be read with confidence (see the table)"
     return cell.value
+
+
+def table_answer(query: Query, table, cells, corpus) -> Answer:
+    """A table asked for by number (routes/table.py's data): which table it is (number, title, the
+    section printing it), its columns and rows, the documents that printed it, cited."""
+    section = f"§ {table.section} {corpus.title_of(table.section, table.prints[-1][0])}".strip()
+    lines = [f"Table {table.number}{' ' + table.title if table.title else ''} ({section})."]
+    rows = list(dict.fromkeys((e.cell.category, e.cell.row) for e in cells))
+    columns = list(dict.fromkeys(e.cell.column for e in cells))
+    if any(e.cell.kind == "permit" for e in cells):
+        # A land-use table is a grid of hundreds of cells: named by its shape; the page draws the grid.
+        lines.append(f"{len(rows)} land uses (rows); columns: {', '.join(columns)}.")
+    else:
+        for category, row in rows:
+            values = [f"{e.cell.column}: {_standard_value(e.cell)}" for e in cells
+                      if (e.cell.category, e.cell.row) == (category, row)]
+            lines.append(f"{category + ' - ' if category else ''}{row}: {'; '.join(values)}")
+    printed = [f"{corpus.document_label(doc)} ({date})" for doc, date in table.prints]
+    lines.append("Printed in: " + "; ".join(printed) + ".")
+    newest = max(cells, key=lambda e: (e.cell.date, e.cell.document)).cell if cells else None
+    document, date = (newest.document, newest.date) if newest is not None else table.prints[-1]
+    citation = Citation(section=table.section, title=corpus.title_of(table.section, document), document=document,
+                        date=date, quote=f"Table {table.number} {table.title}".strip(), table=f"Table {table.key}")
+    lines.append(source_line([citation], corpus))
+    return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=(citation,),
+                  lookups=tuple(e.to_json() for e in cells), route="table")
+
+
+def citation_answer(query: Query, section, corpus, subject: str) -> Answer:
+    """The citation asked for: the section's number and title, the document printing it and its date,
+    and the sentence of it that speaks of ``subject``."""
+    document = corpus.documents.get(section.document)
+    quote = best_quote(section.text, subject, idf=corpus.idf).text or _opening(section.text)
+    lines = [f"§ {section.id} {section.title}".strip() + f" ({corpus.document_label(section.document)}, "
+             f"{section.date or (document.date if document else '')}).", f'"{quote}"']
+    citation = corpus.citation(section, quote)
+    lines.append(source_line([citation], corpus))
+    return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=(citation,), route="citation")
+
+
+def last_change_answer(query: Query, corpus, document: str, date: str, section_id: str, table: str = "",
+                       cells=(), title: str = "") -> Answer:
+    """The document that last changed a table or a section: its name, full title and date, cited."""
+    info = corpus.documents.get(document)
+    what = f"Table {table}{' ' + title if title else ''} (§ {section_id})" if table else section_label(section_id, corpus)
+    lines = [f"{corpus.document_label(document)} ({date}) last changed {what}.", f"{info.title if info else document}."]
+    if table and cells:
+        citation = table_citation(max(cells, key=lambda e: (e.cell.date, e.cell.document)).cell, corpus)
+        citation = Citation(section=section_id, title=corpus.title_of(section_id, document), document=document, date=date,
+                            quote=citation.quote, table=f"Table {table}", ordinance_section=citation.ordinance_section)
+    else:
+        section = corpus.section(section_id, document)
+        citation = corpus.citation(section, _opening(section.text)) if section is not None else Citation(
+            section_id, "", document, date, "")
+    lines.append(source_line([citation], corpus))
+    return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=(citation,),
+                  lookups=tuple(e.to_json() for e in cells), route="citation")
+
+
+def ranking_answer(query: Query, ranked, highest: bool, by_district: bool, corpus, tied: int = 1) -> Answer:
+    """Ranked cells (routes/ranking.py's data: (label, cell) best first, the first ``tied`` equal): which
+    come first, then each other item's value, what was compared, cited."""
+    def named(label):
+        return _district_label(label, corpus) if by_district else label
+
+    def stated(entry):
+        return f"{entry.cell.value} ({entry.cell.column}, Table {entry.cell.table}, § {entry.cell.section})"
+
+    end = "Most" if highest else "Least"
+    lines = [f"{end} of those compared: " + "; ".join(f"{named(label)}, {stated(entry)}" for label, entry in ranked[:tied]) + "."]
+    lines.extend(f"{named(label)}: {stated(entry)}." for label, entry in ranked[tied:])
+    if by_district:
+        lines.append("Compared: the districts whose own table or row in the loaded documents states it ("
+                     + ", ".join(label for label, _ in ranked) + ").")
+    cited = {}
+    for _, entry in ranked:
+        cited.setdefault((entry.cell.section, entry.cell.table, entry.cell.document), table_citation(entry.cell, corpus))
+    lines.append(source_line(list(cited.values()), corpus))
+    return Answer(question=query.text, answer="\n".join(lines), abstained=False, citations=tuple(cited.values()),
+                  lookups=tuple(entry.to_json() for _, entry in ranked), route="ranking")

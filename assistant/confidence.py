@@ -15,10 +15,11 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .routes import registry as route_registry
 from .vocab import DATA
 
 CALIBRATION = DATA / "calibration.json"
-# The signals each route reports (routes/*.py / compose.py); the model uses exactly these.
+# The signals each route reports (routes/*.py / compose.py); the model uses exactly these. Why these:
 # Permit answers are judged by signals that do not depend on whether the question used the code's
 # own words (dev questions often do, residents' rarely): 5-fold cross-validation on dev kept
 # these five over the twelve measured, at the same accuracy with fewer wrong answers; the
@@ -50,21 +51,8 @@ CALIBRATION = DATA / "calibration.json"
 # measured only when a fitted reader is loaded; on the 1290-question dev set, with folds by paraphrase
 # group, they left cross-validated accuracy where it was (0.599 with, 0.601 without, at 2.9-3.0%
 # wrong), so no reader is shipped and they count as their dev average.
-FEATURES: dict[str, tuple[str, ...]] = {
-    "permit": ("row_covered", "cell_readable", "districts_covered", "meaning_margin", "meaning_similarity",
-               "question_unexplained", "deferred_unexplained"),
-    "standards": ("row_share", "row_margin", "row_tied", "district_named", "cell_readable", "question_unexplained"),
-    "passage": ("quote_coverage", "answer_type_found", "duration_found", "both_retrievers", "hit_rank", "dense_score",
-                "sentence_similarity", "reader_agrees", "list_attached"),
-    "definition": ("term_words", "term_quoted", "question_share"),
-    "district": ("other_words",),
-    "provision": ("provision_coverage", "provision_similarity", "provision_margin", "section_rank", "list_answer",
-                  "both_retrievers", "reader_probability", "reader_top"),
-    "section": ("section_found",),
-    "ordinance": ("quote_coverage", "event_named"),
-    "provision_change": ("change_coverage", "changes_matched", "part_named"),
-    "section_title": ("title_share", "title_margin", "hit_rank"),
-}
+# The signals themselves are declared once, with each route, in the registry (assistant/routes/registry.py).
+FEATURES: dict[str, tuple[str, ...]] = route_registry.signals()
 # Signals whose values depend on the embedding model: meaningless under another model.
 MODEL_SIGNALS = frozenset({"dense_score", "sentence_similarity", "meaning_margin", "meaning_similarity",
                            "provision_similarity", "reader_probability", "reader_top", "reader_agrees"})

@@ -77,7 +77,6 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("prebuilt", help="refresh the shipped prebuilt index of the bundled corpus (index/prebuilt), "
                                         "or --check it")
     r.add_argument("--check", action="store_true", help="only say whether it is current (exit 1 when stale)")
-    r.add_argument("--warm", metavar="DIR", help=argparse.SUPPRESS)  # the refresh's own warm-up process
     return p
 
 
@@ -168,13 +167,8 @@ def _main(argv: list[str] | None) -> int:
 
 
 def _prebuilt(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from . import prebuilt
 
-    if args.warm:
-        prebuilt.warm(Path(args.warm))
-        return 0
     if args.check:
         why = prebuilt.problem()
         if why:

@@ -45,6 +45,9 @@ CACHES = ("derived.json", "query_vectors.npz")
 TOKENIZER = "query_tokenizer.json"
 ONNX = "query_encoder.onnx"
 SHIPPED = (store.MANIFEST, *store.DATA_FILES, TOKENIZER, SKELETON, *CACHES)
+# The caches are the layers above's (the assistant's records, the app's questions' vectors): the refresh
+# runs the app's warm-up as a process by name, so ``index`` imports nothing from ``assistant``/``webapp``.
+WARM_COMMAND = ("-m", "webapp.warm")
 
 
 def _sha256_bytes(data: bytes) -> str:
@@ -240,9 +243,10 @@ def install_if_missing(index_dir: str | os.PathLike[str] | None = None) -> bool:
 
 
 # -- refreshing (the maintainer's command) ------------------------------------------------------------
-def refresh(folder: Path = PREBUILT, progress=None) -> dict[str, Any]:
+def refresh(folder: Path = PREBUILT, progress=None, warm_command: tuple[str, ...] = WARM_COMMAND) -> dict[str, Any]:
     """Build the bundled corpus's index afresh with the real model, fill the caches the assistant keeps
-    beside it, and write it to ``folder`` with the export's skeleton and ``prebuilt.json``."""
+    beside it (``warm_command`` run on the built folder), and write it to ``folder`` with the export's
+    skeleton and ``prebuilt.json``."""
     import subprocess
     import tempfile
 
@@ -260,7 +264,7 @@ def refresh(folder: Path = PREBUILT, progress=None) -> dict[str, Any]:
         if "query_encoder" not in manifest or weights is None:
             raise store.IndexBuildError(f"{built}: no ONNX export to ship")
         # A fresh process answers the app's warm-up questions: it embeds every text list once.
-        subprocess.run([sys.executable, "-m", "index", "prebuilt", "--warm", str(built)], check=True,
+        subprocess.run([sys.executable, *warm_command, str(built)], check=True,
                        cwd=Path(__file__).resolve().parent.parent)
         shell, splices = skeleton(built / ONNX, weights)
         (built / SKELETON).write_bytes(shell)
@@ -277,16 +281,3 @@ def refresh(folder: Path = PREBUILT, progress=None) -> dict[str, Any]:
     store._write_json(folder / RECORD, record)
     return record
 
-
-def warm(folder: Path) -> None:
-    """Answer the app's warm-up questions on the index at ``folder`` (fills the caches beside it)."""
-    from assistant import load_assistant
-    from webapp.engine import WARM_QUESTIONS
-
-    built = load_assistant(index_dir=folder)
-    for question in WARM_QUESTIONS:
-        built.ask(question)
-    resources = built.resources
-    resources.question_bank()
-    resources.provision_meaning("warm", [])
-    resources.path_meaning("warm", [])

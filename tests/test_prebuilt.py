@@ -152,3 +152,13 @@ def test_a_build_under_way_is_not_waited_for_before_the_first_answer(tmp_path):
         assert prebuilt.install(tmp_path / "index", wait=False) == "another process is building the index there"
         assert not prebuilt.install_if_missing(tmp_path / "index")
     assert not (tmp_path / "index").exists()
+
+
+def test_the_refresh_warms_through_the_app_s_own_command():
+    # index names the warm-up process but imports nothing above it (issue 44): the module it runs exists
+    import importlib.util
+
+    from webapp import warm
+
+    assert prebuilt.WARM_COMMAND[0] == "-m" and importlib.util.find_spec(prebuilt.WARM_COMMAND[1]) is not None
+    assert warm.main([]) == 2  # no folder given: usage, nothing loaded

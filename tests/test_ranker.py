@@ -147,11 +147,13 @@ def test_shuffling_the_routes_changes_no_answer_on_dev(shipped, monkeypatch):
     questions = [json.loads(line)["question"] for line in Path("eval/dev.jsonl").read_text(encoding="utf-8").splitlines()][::15]
     before = [shipped.ask(q) for q in questions]
     rng = random.Random(7)
-    first, deciding = list(chooser.ROUTES), list(chooser.ROUTES_DECIDING)
+    first, deciding, ranked = list(chooser.ROUTES), list(chooser.ROUTES_DECIDING), list(chooser.ROUTES_RANKED)
     rng.shuffle(first)
     rng.shuffle(deciding)
+    rng.shuffle(ranked)
     monkeypatch.setattr(chooser, "ROUTES", tuple(first))
     monkeypatch.setattr(chooser, "ROUTES_DECIDING", tuple(deciding))
+    monkeypatch.setattr(chooser, "ROUTES_RANKED", tuple(ranked))
     after = [shipped.ask(q) for q in questions]
     changed = [q for q, a, b in zip(questions, before, after) if (a.answer, a.abstained, a.confidence) != (b.answer, b.abstained, b.confidence)]
     assert not changed, changed[:5]

@@ -52,6 +52,36 @@ def test_assistant_and_eval_do_not_import_each_other_at_module_level():
     assert not ("assistant" in evaluation and "eval" in assistant)
 
 
+def _all_imports(path: Path) -> set[str]:
+    """Every absolute import a module makes anywhere (inside functions too: a lazy import is still a
+    dependency), as top-level package names."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in (
+                "import_module", "__import__") and node.args and isinstance(node.args[0], ast.Constant):
+            found.add(str(node.args[0].value).split(".")[0])
+    return found
+
+
+def test_the_index_imports_nothing_from_the_layers_above():
+    """Layers import downwards only: ingest <- index <- assistant <- webapp/eval (issue 44)."""
+    above = {"assistant", "webapp", "eval", "app"}
+    wrong = {f"{path.relative_to(ROOT)}: {sorted(_all_imports(path) & above)}"
+             for path in sorted((ROOT / "index").rglob("*.py")) if _all_imports(path) & above}
+    assert not wrong, sorted(wrong)
+
+
+def test_the_import_walk_sees_lazy_imports(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    from assistant import load_assistant\n    import webapp.engine\n"
+                      "    __import__('eval.run')\n", encoding="utf-8")
+    assert _all_imports(module) == {"assistant", "webapp", "eval"}
+
+
 def test_the_routes_are_leaves():
     """A route imports neither the chooser nor the service (they import the routes)."""
     for path in (ROOT / "assistant" / "routes").glob("*.py"):
@@ -59,6 +89,29 @@ def test_the_routes_are_leaves():
         tree = ast.parse(text)
         names = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
         assert not names & {"chooser", "service"}, path.name
+
+
+def _relative_imports(path: Path) -> set[str]:
+    """The modules a route imports relatively, by their dotted name from the package ("..choose", ".permit")."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = "." * node.level + (node.module or "")
+            found |= {base + ("" if node.module else alias.name) for alias in node.names} if not node.module else {base}
+    return found
+
+
+def test_no_route_imports_the_deciders():
+    """Routes only propose (issue 44): none imports choose, chooser or service, however it is spelled."""
+    deciders = {"..choose", "..chooser", "..service"}
+    wrong = {path.name: sorted(_relative_imports(path) & deciders) for path in (ROOT / "assistant" / "routes").glob("*.py")}
+    assert not {name: found for name, found in wrong.items() if found}
+
+
+def test_the_routes_added_for_issue_44_import_no_other_route():
+    for name in ("table", "citation", "ranking"):
+        found = _relative_imports(ROOT / "assistant" / "routes" / f"{name}.py")
+        assert not {m for m in found if m.startswith(".") and not m.startswith("..")}, (name, found)
 
 
 def test_the_readme_imports_work_without_loading_anything():

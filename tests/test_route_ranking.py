@@ -1,0 +1,94 @@
+"""The ranking route (assistant/routes/ranking.py, issue 44): extremes and comparisons over the standards
+tables, proposed as the ranked cells.
+
+Hermetic: the bundled corpus and tables, the fake searcher of test_assistant (no index, no model).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant import answer_type, choose, chooser, confidence
+from assistant.routes import ranking
+
+
+@pytest.fixture(scope="module")
+def res():
+    from assistant.service import load_assistant
+
+    from tests.test_assistant import FakeSearcher
+
+    built = load_assistant(calibrated=False)
+    built.resources.use_searcher(lambda: FakeSearcher(built.corpus))
+    return built.resources
+
+
+def _proposed(res, question):
+    found = ranking.candidates(res.read(question), res)
+    assert all(c.answer_type in answer_type.GIVEN and c.answer.route == "ranking" for c in found)
+    assert all(set(c.answer.signals) == set(confidence.FEATURES["ranking"]) for c in found)
+    return found
+
+
+def _ranked(candidate):
+    return [(cell["table"], cell["row"], cell["value"]) for cell in candidate.answer.lookups]
+
+
+def test_which_district_allows_the_tallest_buildings(res):
+    (found,) = _proposed(res, "Which district allows the tallest buildings?")
+    assert found.answer_type == "length"
+    assert _ranked(found) == [("2-18", "Maximum height", "45 ft.; 55 ft. with use permit"), ("2-17", "Maximum height", "40 ft.")]
+    assert found.answer.first_line.startswith("Most of those compared: TOC (")
+    assert "(TOC, SW)" in found.answer.answer  # it says which districts the loaded tables let it compare
+    assert found.answer.signals["by_district"] == 1.0 and found.answer.signals["stated_share"] < 0.5
+
+
+def test_a_bank_needs_more_parking_than_a_laundromat(res):
+    (found,) = _proposed(res, "Which needs more parking, a bank or a laundromat of the same size?")
+    rows = _ranked(found)
+    assert [r[0] for r in rows] == ["3-7", "3-7"]
+    assert rows[0][1].startswith("Banks, financial services") and "180 sq. ft." in rows[0][2]
+    assert "laundromats" in rows[1][1] and "250 sq. ft." in rows[1][2]
+    assert answer_type.answers(res.read("Which needs more parking, a bank or a laundromat of the same size?").asked,
+                               found.answer_type)
+
+
+def test_least_and_ties(res):
+    (found,) = _proposed(res, "Which district has the smallest minimum lot size?")
+    first = _ranked(found)[:2]
+    assert all(cell[0] == "2-4" and cell[2] == "2,000 sq. ft." for cell in first)
+    assert found.answer.signals["tied"] == 2.0 and found.answer.signals["margin"] == 0.0
+    assert found.answer.first_line.startswith("Least of those compared: CD (") and "; TOC (" in found.answer.first_line
+    # acres and square feet compared in one unit: RR's 1.5 acres is the largest
+    (largest,) = _proposed(res, "which district has the largest minimum lot size?")
+    assert _ranked(largest)[0][1].startswith("RR")
+
+
+@pytest.mark.parametrize("question", ["Can I open a bar in CE?", "How tall can a fence be?",
+                                      "how many parking spaces does a gym need", "Table 2-4"])
+def test_nothing_ranked_no_candidate(res, question):
+    assert _proposed(res, question) == []
+
+
+def test_it_is_registered(res):
+    assert ranking.candidates in chooser.ROUTES_RANKED
+    assert ranking.candidates not in chooser.ROUTES + chooser.ROUTES_DECIDING
+    assert "ranking" in choose.ROUTES
+    found = chooser.candidates(res.read("Which district allows the tallest buildings?"), res)
+    assert any(c.answer.route == "ranking" for c in found)
+
+
+def test_a_superlative_of_one_subject_is_a_maximum_not_a_ranking(res):
+    assert _proposed(res, "Re: TOC project - per our call, what's the most residential parking we can allow per unit?") == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("question,first", [("Which district allows the tallest buildings?", "Maximum height"),
+                                            ("Which needs more parking, a bank or a laundromat of the same size?",
+                                             "Banks, financial services (not within a retail complex)")])
+def test_with_the_real_index_the_chooser_is_offered_the_ranking(question, first):
+    from assistant.service import load_assistant
+
+    resources = load_assistant().resources
+    found = chooser.candidates(resources.read(question), resources)
+    assert any(c.answer.route == "ranking" and c.answer.lookups[0]["row"] == first for c in found)
