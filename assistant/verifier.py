@@ -98,7 +98,8 @@ class Verifier:
             self._session = ort.InferenceSession(str(self.folder / MODEL_FILE), options,
                                                  providers=["CPUExecutionProvider"])
             tokenizer = Tokenizer.from_file(str(self.folder / TOKENIZER_FILE))
-            tokenizer.enable_truncation(self.max_length, strategy="only_second")
+            # the statement is cut first; a question longer than the whole budget is cut too
+            tokenizer.enable_truncation(self.max_length, strategy="longest_first")
             tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
             self._tokenizer = tokenizer
         return self._session, self._tokenizer

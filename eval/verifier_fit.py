@@ -102,6 +102,7 @@ def head_of(examples: list[Judged], extra: list[Judged], settings, threshold: fl
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m eval.verifier_fit", description=__doc__.split("\n\n")[0])
     parser.add_argument("--judged", default="var/verifier/judged")
+    parser.add_argument("--bank-judged", default="", help="the bank's rows from another prefix (default: --judged)")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--scores", default="var/verifier/scores.json", help="the verifier's probabilities, cached")
     parser.add_argument("--write", action="store_true", help="write assistant/data/ranker.json (both stages)")
@@ -119,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{verifier_mod.VERIFIER_DIR}: no verifier; train one with `python -m eval.verifier_train`", file=sys.stderr)
         return 2
     dev_rows, holdout_rows = read_judged(args.judged, "dev"), read_judged(args.judged, "holdout")
-    bank_rows = read_judged(args.judged, "bank")
+    bank_rows = read_judged(args.bank_judged or args.judged, "bank")
     trained = tuple(settings.verifier_batches)
     batch_of = lambda row: str(row.get("batch", "")).split("-")[0]  # noqa: E731
     spare = [r for r in bank_rows if batch_of(r) not in trained]  # bank questions the verifier never read

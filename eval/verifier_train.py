@@ -151,7 +151,7 @@ def train(pairs: list[Pair], settings, work: Path, max_minutes: float, checkpoin
         shuffled = order[:]
         random.Random(settings.verifier_seed + epoch).shuffle(shuffled)
         batch = [pairs[i] for i in shuffled[within * settings.verifier_batch:(within + 1) * settings.verifier_batch]]
-        encoded = tokenizer([p.question for p in batch], [p.statement for p in batch], truncation="only_second",
+        encoded = tokenizer([p.question for p in batch], [p.statement for p in batch], truncation="longest_first",
                             max_length=settings.verifier_max_length, padding=True, return_tensors="pt")
         labels = torch.tensor([p.label for p in batch])
         logits = model(**encoded).logits.reshape(-1)
@@ -195,7 +195,7 @@ def float_scores(model, tokenizer, pairs: list[Pair], max_length: int) -> list[f
     with torch.no_grad():
         for i in range(0, len(pairs), 64):
             batch = pairs[i:i + 64]
-            encoded = tokenizer([p.question for p in batch], [p.statement for p in batch], truncation="only_second",
+            encoded = tokenizer([p.question for p in batch], [p.statement for p in batch], truncation="longest_first",
                                 max_length=max_length, padding=True, return_tensors="pt")
             scores.extend(torch.sigmoid(model(**encoded).logits.reshape(-1)).tolist())
     return scores
