@@ -250,6 +250,23 @@ JS = """
         if (head && !nearTop(head)) head.scrollIntoView({block: 'start'});
       }
     }
+    // A view the Browse tab shows from a shared link (?section=, ?table=) or the jump box: its heading's first line
+    // in view. On a phone the view sits under the finder and the contents, a screen or two down; on a laptop it is
+    // beside them, already in view, and nothing moves. Checked again while the tab is still being drawn.
+    const staffHead = document.querySelector('#jump-view .section-head:not([data-brought])');
+    if (staffHead) {
+      if (staffHead.getBoundingClientRect().height === 0) {
+        window.__cotatiStaffTries = (window.__cotatiStaffTries || 0) + 1;
+        if (window.__cotatiStaffTries < 50) setTimeout(() => requestAnimationFrame(settle), 100);
+      } else {
+        window.__cotatiStaffTries = 0;
+        staffHead.setAttribute('data-brought', '1');
+        const view = staffHead.parentElement;
+        const own = view.querySelector('[data-scroll-to]') || view.matches('[data-scroll-to]')
+          || (view.matches('[data-from-url]') && location.hash);
+        if (!own && !lineInView(staffHead)) staffHead.scrollIntoView({block: 'start'});
+      }
+    }
     // "New question": while the question box is off the screen, one button brings it back.
     const ask = document.querySelector('#question textarea');
     let again = document.getElementById('new-question');
@@ -263,11 +280,34 @@ JS = """
       });
       document.body.appendChild(again);
       let queued = false;
+      // Never over a control: the button takes the first corner where nothing under it can be pressed or typed
+      // in (bottom right, bottom left, top right, top left), and stays hidden while every corner covers one.
+      const CONTROL = 'a[href], button, input, textarea, select, summary, label, [role="button"], [data-nav]';
+      const covers = () => {
+        const r = again.getBoundingClientRect();
+        for (const fx of [0.02, 0.5, 0.98]) {
+          for (const fy of [0.05, 0.5, 0.95]) {
+            const hit = document.elementsFromPoint(r.left + r.width * fx, r.top + r.height * fy);
+            if (hit.some((el) => el !== again && !again.contains(el) && el.closest(CONTROL))) return true;
+          }
+        }
+        return false;
+      };
+      const CORNERS = [['auto', '12px', '12px', 'auto'], ['auto', 'auto', '12px', '12px'],
+                       ['12px', '12px', 'auto', 'auto'], ['12px', 'auto', 'auto', '12px']];  // top right bottom left
       const place = () => {
         queued = false;
         const now = document.querySelector('#question textarea');  // gradio may draw the box anew
         const r = now ? now.getBoundingClientRect() : null;
-        again.hidden = !r || (r.bottom > 0 && r.top < window.innerHeight);
+        const wanted = !!r && !(r.bottom > 0 && r.top < window.innerHeight);
+        again.hidden = !wanted;
+        if (!wanted) return;
+        for (const [top, right, bottom, left] of CORNERS) {
+          Object.assign(again.style, {top, right, bottom, left});
+          if (!covers()) { again.removeAttribute('data-covering'); return; }
+        }
+        again.hidden = true;  // every corner would cover a control: out of the way until the next scroll
+        again.setAttribute('data-covering', '1');
       };
       const later = () => { if (!queued) { queued = true; requestAnimationFrame(place); } };
       window.addEventListener('scroll', later, {capture: true, passive: true});

@@ -1,0 +1,169 @@
+"""Issue 46 in a real headless Chromium, at a phone's 390x844 and a laptop's 1366x768: views opened by a
+shared link or the jump box land on their heading, the floating "New question" button never covers a control,
+"help" gets a guide, "How sure" is said in words, a section's text shows its tables as grids, and axe finds
+no violation at any impact. `python app.py` runs in a child process as in tests/test_app.py (the hashing
+encoder, a fresh index folder)."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from app_process import app_process, free_port
+from test_app import _axe, _chromium, _viewport, _wait
+
+REPO = Path(__file__).resolve().parent.parent
+SHOTS = Path(os.environ.get("COTATI_SHOTS_DIR") or REPO / "artifacts")
+SIZES = [(390, 844, "phone"), (1366, 768, "laptop")]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = free_port()
+    with app_process({"GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port)}, timeout=120) as app:
+        yield app.url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    import shutil
+
+    driver, profile = _chromium()
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(params=SIZES, ids=[name for _, _, name in SIZES])
+def size(request, browser):
+    width, height, name = request.param
+    _viewport(browser, width, height)
+    try:
+        yield name
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def _shot(browser, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(SHOTS / f"{name}.png"))
+
+
+def _first_line_in_view(browser, element) -> bool:
+    return browser.execute_script(
+        "const el = arguments[0], r = el.getBoundingClientRect();"
+        "const line = Math.min(r.height, parseFloat(getComputedStyle(el).lineHeight) || 20);"
+        "return r.height > 0 && r.top >= 0 && r.top + line <= window.innerHeight;", element)
+
+
+def _scroll_y(browser) -> float:
+    return browser.execute_script("return window.scrollY")
+
+
+def _uncovered(browser, element) -> bool:
+    """Nothing lies over the middle and the corners of the element: a tap there reaches it."""
+    return browser.execute_script(
+        "const el = arguments[0], r = el.getBoundingClientRect();"
+        "return [[0.5, 0.5], [0.1, 0.2], [0.9, 0.2], [0.1, 0.8], [0.9, 0.8]].every(([fx, fy]) => {"
+        "  const hit = document.elementFromPoint(r.left + r.width * fx, r.top + r.height * fy);"
+        "  return hit === el || el.contains(hit); });", element)
+
+
+def _button_covers_nothing(browser) -> bool:
+    """The "New question" button, when shown, has no link, button or field under it."""
+    return browser.execute_script(
+        "const b = document.getElementById('new-question'); if (!b || b.hidden) return true;"
+        "const r = b.getBoundingClientRect();"
+        "const sel = 'a[href], button, input, textarea, select, summary, label, [data-nav]';"
+        "for (const fx of [0.02, 0.25, 0.5, 0.75, 0.98]) for (const fy of [0.05, 0.5, 0.95]) {"
+        "  const hit = document.elementsFromPoint(r.left + r.width * fx, r.top + r.height * fy);"
+        "  if (hit.some((e) => e !== b && !b.contains(e) && e.closest(sel))) return false; }"
+        "return true;")
+
+
+def _ask(browser, text: str, wanted: str = ""):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    box = browser.find_element(By.CSS_SELECTOR, "#question textarea")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+    box.send_keys(text)
+    box.send_keys(Keys.ENTER)
+    return _wait(lambda: [t for t in browser.find_elements(By.CSS_SELECTOR, "#chat .turn.latest")
+                          if t.find_element(By.CSS_SELECTOR, ".asked").text.endswith(text) and wanted in t.text],
+                 what=f"the answer to {text!r}")[0]
+
+
+# -- 1. views land on their heading; the floating button covers no control ---------------------------
+@pytest.mark.parametrize("url,heading", [("?section=17.44.065", "§ 17.44.065 Limited Waiver"),
+                                         ("?section=17.22.020&table=2-3", "Table 2-3 — § 17.22.020")])
+def test_a_shared_link_shows_its_heading(server, browser, size, url, heading):
+    from selenium.webdriver.common.by import By
+
+    browser.get(server + url)
+    head = _wait(lambda: [h for h in browser.find_elements(By.CSS_SELECTOR, "#jump-view .section-head")
+                          if h.text.startswith(heading)], what=heading)[0]
+    _wait(lambda: _first_line_in_view(browser, head), timeout=8, what="the heading in view")
+    time.sleep(0.5)  # nothing scrolls it away again
+    assert _first_line_in_view(browser, head)
+    if size == "laptop":  # the view sits beside the contents, on the first screen: the page does not move
+        assert _scroll_y(browser) == 0
+    else:  # on a phone it sits under the finder and the contents
+        assert _scroll_y(browser) > 600
+    _shot(browser, f"link-{'table' if 'table' in url else 'section'}-{size}")
+    if "table" not in url:
+        _axe(browser, f"shared section link, {size}")
+
+
+def test_the_jump_box_go_shows_its_heading(server, browser, size):
+    from selenium.webdriver.common.by import By
+
+    browser.get(server)
+    tab = _wait(lambda: [b for b in browser.find_elements(By.CSS_SELECTOR, "button[role='tab']") if "Browse" in b.text],
+                what="the Browse tab")[0]
+    tab.click()
+    jump = _wait(lambda: [e for e in browser.find_elements(By.CSS_SELECTOR, "#jump input, #jump textarea") if e.is_displayed()],
+                 what="the jump box")[0]
+    jump.send_keys("17.30.030")
+    browser.find_element(By.ID, "jump-button").click()
+    head = _wait(lambda: [h for h in browser.find_elements(By.CSS_SELECTOR, "#jump-view .section-head")
+                          if h.text.startswith("§ 17.30.030")], what="§ 17.30.030")[0]
+    _wait(lambda: _first_line_in_view(browser, head), timeout=8, what="the heading in view")
+    if size == "laptop":
+        assert _scroll_y(browser) == 0
+    _shot(browser, f"jump-go-{size}")
+
+
+def test_new_question_never_covers_the_helpful_button(server, browser, size):
+    from selenium.webdriver.common.by import By
+
+    browser.get(server)
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#question textarea"), what="the question box")
+    turn = _ask(browser, "Can I open a bar on East Cotati Avenue?", "A use permit (UP) is required.")
+    helpful = turn.find_element(By.CSS_SELECTOR, "button.mark-helpful")
+    again = browser.find_element(By.ID, "new-question")
+    shown = 0
+    for gap in (2, 12, 30, 60, 120, 240):  # the Helpful button at the bottom edge of the screen, then higher
+        browser.execute_script("const r = arguments[0].getBoundingClientRect();"
+                               "window.scrollBy(0, r.bottom - (window.innerHeight - arguments[1]));", helpful, gap)
+        time.sleep(0.4)
+        assert _uncovered(browser, helpful), f"the Helpful button is covered {gap}px above the bottom edge"
+        assert _button_covers_nothing(browser), f"New question covers a control ({gap}px)"
+        box_off = browser.execute_script("const r = document.querySelector('#question textarea').getBoundingClientRect();"
+                                         "return r.bottom <= 0 || r.top >= window.innerHeight;")
+        if box_off:  # the button is offered (or, where every corner would cover a control, waits)
+            assert again.is_displayed() or again.get_attribute("data-covering") == "1"
+        shown += again.is_displayed()
+        if gap == 2:
+            _shot(browser, f"helpful-at-bottom-{size}")
+    if size == "phone":  # the answer runs below the screen: the button is offered, in a free corner
+        assert shown, "New question must still be offered while the question box is off the screen"
+    helpful.click()
+    _wait(lambda: "Marked helpful" in turn.find_element(By.CSS_SELECTOR, ".feedback").text
+          if turn.is_displayed() else False, what="the mark")
