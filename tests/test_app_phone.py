@@ -167,3 +167,26 @@ def test_new_question_never_covers_the_helpful_button(server, browser, size):
     helpful.click()
     _wait(lambda: "Marked helpful" in turn.find_element(By.CSS_SELECTOR, ".feedback").text
           if turn.is_displayed() else False, what="the mark")
+
+
+# -- 2. a guide for "help" --------------------------------------------------------------------------
+def test_help_gets_a_guide_whose_examples_ask(server, browser, size):
+    from selenium.webdriver.common.by import By
+
+    browser.get(server)
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#question textarea"), what="the question box")
+    turn = _ask(browser, "help", "What I can answer, and how to ask")
+    head = turn.find_element(By.CSS_SELECTOR, ".headline")
+    _wait(lambda: _first_line_in_view(browser, head), timeout=5, what="the guide's first line in view")
+    assert "Loaded: 4 documents dated 2023-11-06 to 2026-08-11" in turn.text
+    examples = turn.find_elements(By.CSS_SELECTOR, "button.example")
+    assert len(examples) >= 5 and all(b.text.strip() for b in examples)
+    assert not turn.find_elements(By.CSS_SELECTOR, ".feedback, .nearest")  # not an answer: nothing to mark, no sections
+    _shot(browser, f"guide-{size}")
+    _axe(browser, f"the guide, {size}")
+    wanted = examples[0].text
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", examples[0])
+    examples[0].click()
+    _wait(lambda: browser.find_element(By.CSS_SELECTOR, "#chat .turn.latest .asked").text.endswith(wanted)
+          and "A use permit (UP) is required." in browser.find_element(By.CSS_SELECTOR, "#chat .turn.latest .headline").text,
+          what="the example answered")

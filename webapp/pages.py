@@ -281,6 +281,33 @@ def answer_card(turn: int, answer, document_label, known, nearest: list, contact
     return "".join(out)
 
 
+def guide_card(turn: int, found, latest: bool = False, asked: str = "", scroll: bool = True) -> str:
+    """The reply to "help" (``webapp.guide.Guide``): what is loaded (with the coverage page's link), the kinds of
+    question answered, each with an example as a button that asks it, how to ask, and what is not answered."""
+    from . import guide as guide_mod
+
+    head_id = f"turn-{turn}-head"
+    scrolled = ' data-scroll-to="start"' if latest and scroll else ""
+    out = [f'<article class="{"turn latest" if latest else "turn"} guide" data-turn="{turn}" aria-labelledby="{head_id}">',
+           f'<p class="asked"><span class="sr-only">You asked: </span>{esc(asked or found.question)}</p>',
+           f'<h3 class="headline" id="{head_id}"{scrolled}>{esc(found.first_line)}</h3>',
+           f'<p class="guide-loaded">Loaded: {esc(found.loaded)}. '
+           + link("What is loaded, and what is not", "?coverage=1", {"do": "coverage"}, "coverage-link") + "</p>"]
+    if found.documents:
+        out.append('<ul class="guide-documents">' + "".join(f"<li>{esc(label)} ({esc(date)})</li>"
+                                                              for label, date in found.documents) + "</ul>")
+    out.append(f'<p class="guide-head" id="{head_id}-kinds">Questions it answers (press an example to ask it):</p>'
+               f'<ul class="guide-kinds" aria-labelledby="{head_id}-kinds">')
+    for label, example in found.kinds:
+        out.append(f'<li><span class="guide-kind">{esc(label)}</span> '
+                   f'<button type="button" class="follow example" data-nav="{nav(do="ask", q=example)}">{esc(example)}</button></li>')
+    out.append("</ul>")
+    out.append(f'<p class="guide-how">{esc(guide_mod.HOW_TO_ASK)}</p>')
+    out.append(f'<p class="guide-not">{esc(guide_mod.NOT_ANSWERED)}</p>')
+    out.append("</article>")
+    return "".join(out)
+
+
 def _card_lines(answer) -> tuple[str, list[str], list[str]]:
     """(headline, "Read as" lines, the other lines) of an answer, without its "Source:" and "Nearest sections:"
     lines (shown as links) and without a clarifying answer's "- option" lines (shown as buttons)."""

@@ -48,6 +48,10 @@ CSS = """
 .turn blockquote.closest-quote { margin: 4px 0; padding: 0; overflow-wrap: anywhere; }
 .turn blockquote.closest-quote mark { background: #fef08a; color: #111827; }
 .turn .contact { margin: 6px 0 2px; font-size: 0.95em; }
+.turn .guide-head { margin: 8px 0 2px; font-weight: 600; font-size: 0.95em; }
+.turn ul.guide-kinds { list-style: none; margin: 4px 0; padding: 0; } .turn ul.guide-kinds li { margin: 6px 0; }
+.turn .guide-kind { display: block; color: #1f2937; } .turn .guide-how, .turn .guide-not { margin: 6px 0; color: #374151; }
+.turn ul.guide-documents { font-size: 0.92em; color: #374151; }
 .turn details.more summary { cursor: pointer; font-size: 0.92em; color: #374151; }
 .coverage-view h3 { margin: 10px 0 2px; font-size: 1.05em; } .coverage-view ul { margin: 2px 0 2px 1.1em; font-size: 0.92em; }
 #disclaimer { border-left: 4px solid #b45309; background: #fffbeb; color: #1f2937; padding: 8px 12px; border-radius: 4px; }
