@@ -106,19 +106,36 @@ def linkify(text: str, known, label=None) -> str:
 
 
 # -- answers ---------------------------------------------------------------------------------
-# The words the calibration's bands state (fitted on dev: "high" answers right at least 98% of the
-# time on held-out questions, "medium" at least 90%); "low" asks the reader to check the cited text.
-SURE_WORDS = {"high": "high", "medium": "medium", "low": "low, check the cited section"}
+# "How sure" in words: the band the answer states and what it promised on the questions whose right answers
+# were checked (assistant.confidence.SURE_FLOORS: "high" right at least 98% of the time, "medium" 90%), as a
+# resident reads it; the probability itself is only in the JSON (issue 46: "medium (0.99)" read as certainty).
+def _in_so_many(share: float) -> str:
+    from fractions import Fraction
+
+    part = Fraction(share).limit_denominator(100)
+    return f"{part.numerator} in {part.denominator}"
+
+
+def sure_words() -> dict[str, str]:
+    from assistant.confidence import SURE_FLOORS
+
+    said = {band: f"{band}: right for about {_in_so_many(floor)} of the checked questions this sure"
+            for band, floor in SURE_FLOORS.items()}
+    said["low"] = "low: right less often than that on the checked questions; check the cited section"
+    return said
+
+
+SURE_WORDS = sure_words()
 
 
 def confidence_words(value, how_sure: str = "") -> str:
-    """"How sure" as the answer states it (its band), with the number; "" when it states none."""
+    """"How sure" as the answer states it: its band and what the band means, in words; "" when it states none
+    (or gives no confidence). The number is not shown."""
     try:
-        number = float(value)
+        float(value)
     except (TypeError, ValueError):
         return ""
-    word = SURE_WORDS.get(how_sure)
-    return f"{word} ({number:.2f})" if word else ""
+    return SURE_WORDS.get(how_sure, "")
 
 
 # What the question was read as, in plain words: the topics and the kind of answer asked for.
