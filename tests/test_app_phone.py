@@ -207,3 +207,37 @@ def test_how_sure_is_said_in_words_without_the_probability(server, browser, size
     browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", sure)
     _shot(browser, f"how-sure-{size}")
     _axe(browser, f"an answer, {size}")
+
+
+# -- 4. a decline points at the use's own row; the finder and the ask box read words alike --------------------
+def test_a_decline_quotes_the_use_own_row_and_the_finder_reads_the_same_words(server, browser, size):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    browser.get(server)
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#question textarea"), what="the question box")
+    turn = _ask(browser, "can I open a tattoo parlor in cotati", "")
+    closest = turn.find_elements(By.CSS_SELECTOR, ".closest")
+    if closest:  # declined: the closest passage is Personal services' own row, never the restricted one
+        assert "Personal services" in closest[0].find_element(By.CSS_SELECTOR, ".closest-where").text
+        assert "Restricted" not in turn.text
+        mark = closest[0].find_element(By.CSS_SELECTOR, "blockquote mark")
+        assert mark.text.endswith("CE: P; CG: P; CD: P; CI: P; IG: -; PF: -")
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", mark)
+    else:
+        assert "Personal services" in turn.text and "Restricted" not in turn.text
+    _shot(browser, f"decline-tattoo-{size}")
+    _axe(browser, f"a decline, {size}")
+    # The Browse tab's finder reads the everyday words with the same resolver.
+    tab = next(b for b in browser.find_elements(By.CSS_SELECTOR, "button[role='tab']") if "Browse" in b.text)
+    browser.execute_script("window.scrollTo(0, 0)")
+    tab.click()
+    finder = _wait(lambda: [e for e in browser.find_elements(By.CSS_SELECTOR, "#use-find input, #use-find textarea")
+                            if e.is_displayed()], what="the finder")[0]
+    for words, row in (("tattoo", "Personal services"), ("granny unit", "Accessory dwelling unit")):
+        finder.send_keys(Keys.CONTROL, "a")
+        finder.send_keys(words)
+        finder.send_keys(Keys.ENTER)
+        _wait(lambda: browser.find_element(By.ID, "use-results").text.split("\n")[1:2] and row in
+              browser.find_element(By.ID, "use-results").text.split("\n")[1], timeout=15, what=f"{words} -> {row} first")
+    _shot(browser, f"finder-{size}")
