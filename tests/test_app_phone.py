@@ -241,3 +241,27 @@ def test_a_decline_quotes_the_use_own_row_and_the_finder_reads_the_same_words(se
         _wait(lambda: browser.find_element(By.ID, "use-results").text.split("\n")[1:2] and row in
               browser.find_element(By.ID, "use-results").text.split("\n")[1], timeout=15, what=f"{words} -> {row} first")
     _shot(browser, f"finder-{size}")
+
+
+# -- 5. a section's text: its tables as links to grids, its running text as paragraphs --------------------------
+def test_a_section_text_view_shows_tables_as_grid_links_and_text_as_paragraphs(server, browser, size):
+    from selenium.webdriver.common.by import By
+
+    browser.get(server + "?section=17.22.020&doc=000")
+    view = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#jump-view .section-view[data-section='17.22.020']"),
+                 what="§ 17.22.020 as text")[0]
+    tables = view.find_elements(By.CSS_SELECTOR, ".printed-table")
+    assert len(tables) == 4
+    for table in tables:
+        assert table.find_element(By.CSS_SELECTOR, ".table-title").text.startswith("Table 2-")
+        assert table.find_element(By.CSS_SELECTOR, "a.grid-open").is_displayed()
+        assert not table.find_element(By.CSS_SELECTOR, "pre").is_displayed()  # the flattened lines are folded
+    assert view.find_elements(By.CSS_SELECTOR, ".section-text p.b-item")  # the notes, item by item
+    _shot(browser, f"section-text-{size}")
+    _axe(browser, f"a section's text, {size}")
+    link = tables[2].find_element(By.CSS_SELECTOR, "a.grid-open")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", link)
+    link.click()
+    head = _wait(lambda: [h for h in browser.find_elements(By.CSS_SELECTOR, "#jump-view .grid-view .section-head")
+                          if h.text.startswith("Table 2-3")], what="Table 2-3 as a grid")[0]
+    _wait(lambda: _first_line_in_view(browser, head), timeout=8, what="the grid's heading in view")

@@ -582,11 +582,13 @@ class Engine:
                       key=lambda g: (_table_key(g[1]), _id_key(g[0])))
 
     def grids_of(self, section_id: str) -> dict[str, str]:
-        """Table number -> section, for the grids of tables a section prints (the section itself first)."""
+        """Table -> section, for the grids of tables a section prints (the section itself first): each grid by its
+        full name ("2-2 cannabis") and by its number ("2-2", the first grid of that number)."""
         out = {}
         for section, table in self.grids():
             if section == section_id:
-                out[table.split(" ")[0]] = section
+                out.setdefault(table.split(" ")[0], section)
+                out[table] = section
         return out
 
     def cell_entry(self, section_id: str, table: str, row: str, column: str, category: str = ""):

@@ -582,13 +582,33 @@ def _section_blocks(text: str, laid: list, spans: list, target: int, grids: dict
         if block.kind != "table":
             out.append(f'<p class="{" ".join(classes)}" data-anchor="q{number}"{extra}>{body}</p>')
             continue
-        button = ""
-        if grids and block.table in grids:
-            owner = grids[block.table]
-            button = ("<p>" + link(f"Open Table {block.table} as a grid", grid_url(owner, block.table),
-                                   {"do": "grid", "section": owner, "table": block.table}, "grid-open") + "</p>")
-        out.append(f'<div class="{" ".join(classes)}" data-anchor="q{number}"{extra}>{button}<pre>{body}</pre></div>')
+        lines = text[block.start:block.end].strip().split("\n", 2)
+        # its printed title: "Table 2-3" and, when the number stands alone on its line, the next line's name
+        printed = " ".join(lines[:2]) if len(lines[0].split()) <= 2 and len(lines) > 1 else lines[0]
+        key = _grid_key(block.table, printed, grids or {})
+        if not key:  # not parsed: the printed lines are all there is
+            out.append(f'<div class="{" ".join(classes)}" data-anchor="q{number}"{extra}><pre>{body}</pre></div>')
+            continue
+        # Parsed: the table's title and a link to it as a grid; its flattened printed lines folded (open when the
+        # quote is in them), so the section reads as text, not as a block of table rows.
+        owner = grids[key]
+        name = f"Table {key}"
+        button = link(f"Open {name} as a grid", grid_url(owner, key), {"do": "grid", "section": owner, "table": key},
+                      "grid-open")
+        out.append(f'<div class="{" ".join(classes + ["printed-table"])}" data-anchor="q{number}"{extra}>'
+                   f'<p class="table-title">{esc(printed)}</p>'
+                   f'<p>{button} <span class="table-how">(its rows, the district columns, and each cell\'s source)</span></p>'
+                   f'<details{" open" if has_mark else ""}><summary>The table as printed (lines flattened by text extraction)'
+                   f'</summary><pre>{body}</pre></details></div>')
     return out
+
+
+def _grid_key(number: str, printed: str, grids: dict) -> str:
+    """The grid a printed table opens as: of the grids of its number, the one whose other words its title line
+    says ("Table 2-2: ... Cannabis Uses" -> "2-2 cannabis"); "" when none is parsed."""
+    keys = sorted((k for k in grids if k.split(" ")[0] == number), key=len, reverse=True)
+    said = printed.lower()
+    return next((k for k in keys if all(w in said for w in k.split(" ")[1:])), "")
 
 
 def _marked(text: str, block, spans, first: bool = False) -> str:

@@ -110,6 +110,10 @@ button.mark[aria-pressed="true"] { background: #1d4ed8; color: #fff; }
 .section-text pre { white-space: pre-wrap; font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 0.85em;
   background: #f9fafb; border: 1px solid #e5e7eb; padding: 6px; margin: 6px 0; }
 .section-text .cited { background: #fef9c3; outline: 2px solid #ca8a04; }
+.section-text .printed-table { border: 1px solid #d1d5db; border-radius: 4px; padding: 4px 10px; margin: 8px 0; background: #f9fafb; }
+.section-text .printed-table .table-title { font-weight: 600; margin: 2px 0; }
+.section-text .printed-table .table-how { color: #374151; font-size: 0.92em; }
+.section-text .printed-table summary { cursor: pointer; color: #374151; font-size: 0.92em; }
 .section-text mark, .grid mark { background: #fde047; color: #111827; padding: 0 1px; }
 .section-view.missing { border-left: 4px solid #7c2d12; padding-left: 10px; }
 .grid-scroll { max-height: 70vh; max-width: 100%; overflow: auto; border: 1px solid #d1d5db; border-radius: 4px; }
@@ -144,7 +148,8 @@ table.grid sup { font-size: 0.75em; color: #374151; }
 footer, footer a, footer button, footer span { color: #374151 !important; opacity: 1 !important; }
 :focus-visible { outline: 3px solid #1d4ed8 !important; outline-offset: 2px; }
 @media (max-width: 600px) { .gradio-container { padding-left: 8px !important; padding-right: 8px !important; }
-  .turn { padding: 8px 10px; } .turn .headline { font-size: 1.08em; } }
+  .turn { padding: 8px 10px; } .turn .headline { font-size: 1.08em; }
+  .section-text .lvl-3, .section-text .lvl-4 { margin-left: 1.4em; } }
 .turn .headline { max-height: none; }
 @media (min-width: 1000px) { #reader-col { position: sticky; top: 8px; align-self: flex-start; } }
 """
