@@ -265,3 +265,25 @@ def test_a_section_text_view_shows_tables_as_grid_links_and_text_as_paragraphs(s
     head = _wait(lambda: [h for h in browser.find_elements(By.CSS_SELECTOR, "#jump-view .grid-view .section-head")
                           if h.text.startswith("Table 2-3")], what="Table 2-3 as a grid")[0]
     _wait(lambda: _first_line_in_view(browser, head), timeout=8, what="the grid's heading in view")
+
+
+# -- 6. a change answer and its change page count the same cells, in words that hold ---------------------------
+def test_a_change_answer_and_its_page_say_the_same_counts(server, browser, size):
+    from selenium.webdriver.common.by import By
+
+    browser.get(server)
+    _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#question textarea"), what="the question box")
+    turn = _ask(browser, "What did Ord. 939 change?", "table cells differ from the law before it")
+    said = re.search(r"(\d+) table cells differ from the law before it \(([^;]*)\)", turn.find_element(By.CSS_SELECTOR, ".headline").text)
+    assert said and said.group(1) == "800"
+    assert "not restated; the loaded text does not say they were repealed" in turn.text and "stay in force" not in turn.text
+    _shot(browser, f"change-answer-{size}")
+    browser.get(server + "?changes=002")
+    page = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#jump-view .changes-view[data-document='002']"),
+                 what="Ord. 939's change page")[0]
+    meta = page.find_element(By.CSS_SELECTOR, ".section-meta").text
+    assert f"{said.group(1)} table cells differ from the law before it ({said.group(2)})" in meta
+    head = page.find_element(By.CSS_SELECTOR, ".section-head")
+    _wait(lambda: _first_line_in_view(browser, head), timeout=8, what="the change page's heading in view")
+    _shot(browser, f"change-page-{size}")
+    _axe(browser, f"Ord. 939's change page, {size}")
