@@ -83,8 +83,8 @@ def _button_covers_nothing(browser) -> bool:
         "const b = document.getElementById('new-question'); if (!b || b.hidden) return true;"
         "const r = b.getBoundingClientRect();"
         "const sel = 'a[href], button, input, textarea, select, summary, label, [data-nav]';"
-        "for (const fx of [0.02, 0.25, 0.5, 0.75, 0.98]) for (const fy of [0.05, 0.5, 0.95]) {"
-        "  const hit = document.elementsFromPoint(r.left + r.width * fx, r.top + r.height * fy);"
+        "for (let x = r.left; x <= r.right; x += 4) for (let y = r.top; y <= r.bottom; y += 4) {"
+        "  const hit = document.elementsFromPoint(x, y);"
         "  if (hit.some((e) => e !== b && !b.contains(e) && e.closest(sel))) return false; }"
         "return true;")
 

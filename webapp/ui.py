@@ -292,11 +292,11 @@ JS = """
       // Never over a control: the button takes the first corner where nothing under it can be pressed or typed
       // in (bottom right, bottom left, top right, top left), and stays hidden while every corner covers one.
       const CONTROL = 'a[href], button, input, textarea, select, summary, label, [role="button"], [data-nav]';
-      const covers = () => {
+      const covers = () => {  // points 8px apart over the button (and a 4px margin): a short link fits nowhere between
         const r = again.getBoundingClientRect();
-        for (const fx of [0.02, 0.5, 0.98]) {
-          for (const fy of [0.05, 0.5, 0.95]) {
-            const hit = document.elementsFromPoint(r.left + r.width * fx, r.top + r.height * fy);
+        for (let x = r.left - 4; x <= r.right + 4; x += 8) {
+          for (let y = r.top - 4; y <= r.bottom + 4; y += 8) {
+            const hit = document.elementsFromPoint(Math.min(x, r.right + 4), Math.min(y, r.bottom + 4));
             if (hit.some((el) => el !== again && !again.contains(el) && el.closest(CONTROL))) return true;
           }
         }
