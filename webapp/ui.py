@@ -289,9 +289,11 @@ JS = """
       });
       document.body.appendChild(again);
       let queued = false;
-      // Never over a control: the button takes the first corner where nothing under it can be pressed or typed
-      // in (bottom right, bottom left, top right, top left), and stays hidden while every corner covers one.
-      const CONTROL = 'a[href], button, input, textarea, select, summary, label, [role="button"], [data-nav]';
+      // Never over a control (nor a heading just brought into view): the button takes the first corner where nothing
+      // under it can be pressed or typed in (bottom right, bottom left, top right, top left), and stays hidden while
+      // every corner covers one.
+      const CONTROL = 'a[href], button, input, textarea, select, summary, label, [role="button"], [data-nav], '
+        + 'h1, h2, h3, h4, .headline, .section-head';
       const covers = () => {  // points 8px apart over the button (and a 4px margin): a short link fits nowhere between
         const r = again.getBoundingClientRect();
         for (let x = r.left - 4; x <= r.right + 4; x += 8) {
