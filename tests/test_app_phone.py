@@ -118,6 +118,8 @@ def test_a_shared_link_shows_its_heading(server, browser, size, url, heading):
         assert _scroll_y(browser) == 0
     else:  # on a phone it sits under the finder and the contents
         assert _scroll_y(browser) > 600
+    # The Browse tab has no question box: "New question" (which brings it back) is not offered over the view.
+    assert not any(b.is_displayed() for b in browser.find_elements(By.ID, "new-question"))
     _shot(browser, f"link-{'table' if 'table' in url else 'section'}-{size}")
     if "table" not in url:
         _axe(browser, f"shared section link, {size}")

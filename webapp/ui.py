@@ -289,11 +289,9 @@ JS = """
       });
       document.body.appendChild(again);
       let queued = false;
-      // Never over a control (nor a heading just brought into view): the button takes the first corner where nothing
-      // under it can be pressed or typed in (bottom right, bottom left, top right, top left), and stays hidden while
-      // every corner covers one.
-      const CONTROL = 'a[href], button, input, textarea, select, summary, label, [role="button"], [data-nav], '
-        + 'h1, h2, h3, h4, .headline, .section-head';
+      // Never over a control: the button takes the first corner where nothing under it can be pressed or typed
+      // in (bottom right, bottom left, top right, top left), and stays hidden while every corner covers one.
+      const CONTROL = 'a[href], button, input, textarea, select, summary, label, [role="button"], [data-nav]';
       const covers = () => {  // points 8px apart over the button (and a 4px margin): a short link fits nowhere between
         const r = again.getBoundingClientRect();
         for (let x = r.left - 4; x <= r.right + 4; x += 8) {
@@ -310,7 +308,8 @@ JS = """
         queued = false;
         const now = document.querySelector('#question textarea');  // gradio may draw the box anew
         const r = now ? now.getBoundingClientRect() : null;
-        const wanted = !!r && !(r.bottom > 0 && r.top < window.innerHeight);
+        // Wanted while the box is off the screen, on its own tab (not in the Browse tab, where the box is not drawn)
+        const wanted = !!r && r.width > 0 && !(r.bottom > 0 && r.top < window.innerHeight);
         again.hidden = !wanted;
         if (!wanted) return;
         for (const [top, right, bottom, left] of CORNERS) {
