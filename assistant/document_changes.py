@@ -103,15 +103,18 @@ def _everything(diff, corpus, label: str, rezoned) -> tuple[list[str], list[Cita
     changed = [c for c in diff.cells if c.kind == "changed"]
     added = [c for c in diff.cells if c.kind == "added"]
     earlier = {c.old_document for c in diff.cells if c.old_document}
+    counted = ""
     if not earlier and added:
         first = (f"{label} is the oldest loaded document: the tables' histories begin with it, so the loaded documents do not "
                  f"show what it changed. It states {_count(len(added), 'table cell')} and "
                  f"{_count(len(diff.sections), 'code section')}:")
     else:
         total, counted = cell_counts(diff.cells)
-        first = (f"{label}: {_count(total, 'table cell')} differ from the law before it ({counted}); it restates or "
-                 f"adds {_count(len(diff.sections), 'code section')}:")
+        first = (f"{label}: {_count(total, 'table cell')} differ from the law before it, and it restates or adds "
+                 f"{_count(len(diff.sections), 'code section')}:")
     lines, cited = [first], []
+    if counted:
+        lines.append(f"Table cells: {counted}.")  # as its change page counts them
     lines += [line for line, _ in rezoned]
     cited += [c for _, c in rezoned]
     shown, rest = _cell_lines(diff, corpus, changed)

@@ -276,15 +276,16 @@ def test_a_change_answer_and_its_page_say_the_same_counts(server, browser, size)
     browser.get(server)
     _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#question textarea"), what="the question box")
     turn = _ask(browser, "What did Ord. 939 change?", "table cells differ from the law before it")
-    said = re.search(r"(\d+) table cells differ from the law before it \(([^;]*)\)", turn.find_element(By.CSS_SELECTOR, ".headline").text)
-    assert said and said.group(1) == "800"
+    said = re.search(r"(\d+) table cells differ from the law before it", turn.find_element(By.CSS_SELECTOR, ".headline").text)
+    kinds = re.search(r"Table cells: ([^\n]*)\.", turn.text)
+    assert said and said.group(1) == "800" and kinds
     assert "not restated; the loaded text does not say they were repealed" in turn.text and "stay in force" not in turn.text
     _shot(browser, f"change-answer-{size}")
     browser.get(server + "?changes=002")
     page = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#jump-view .changes-view[data-document='002']"),
                  what="Ord. 939's change page")[0]
     meta = page.find_element(By.CSS_SELECTOR, ".section-meta").text
-    assert f"{said.group(1)} table cells differ from the law before it ({said.group(2)})" in meta
+    assert f"{said.group(1)} table cells differ from the law before it: {kinds.group(1)};" in meta
     head = page.find_element(By.CSS_SELECTOR, ".section-head")
     _wait(lambda: _first_line_in_view(browser, head), timeout=8, what="the change page's heading in view")
     _shot(browser, f"change-page-{size}")

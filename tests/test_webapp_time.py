@@ -119,11 +119,12 @@ def test_a_change_answer_and_its_change_page_count_the_same_cells_in_the_same_wo
     corpus = engine.assistant.corpus  # the change answer as the assistant gives it ("what did Ord. 939 change?")
     answer = answer_changes("What did it change?", loaded_document_diff(corpus.sections, corpus.documents[document]), corpus)
     page = Viewer(engine).changes_view(document)
-    said = re.match(r"^.*? \(\d{4}-\d\d-\d\d\): (\d+) table cells differ from the law before it \(([^;]*)\); it restates",
-                    answer.first_line)
-    assert said, answer.first_line
-    counted = re.search(r"(\d+) table cells differ from the law before it \(([^;]*)\); (\d+) restated unchanged", page)
-    assert counted and counted.group(1, 2) == said.group(1, 2)
+    lines = answer.answer.split("\n")
+    said = re.match(r"^.*? \(\d{4}-\d\d-\d\d\): (\d+) table cells differ from the law before it, and it restates", lines[0])
+    kinds = re.fullmatch(r"Table cells: (.*)\.", lines[1])
+    assert said and kinds, lines[:2]
+    counted = re.search(r"(\d+) table cells differ from the law before it: ([^;]*); (\d+) restated unchanged", page)
+    assert counted and counted.group(1, 2) == (said.group(1), kinds.group(1))
     found = engine.document_changes(document)
     assert int(said.group(1)) == len(found.cells) == page.count('class="cell-change"')
     if any(c.kind == "dropped" for c in found.cells):

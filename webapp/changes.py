@@ -89,7 +89,7 @@ def _cells_line(found: DocumentChanges) -> str:
     from assistant.document_changes import cell_counts
 
     total, counted = cell_counts(found.cells)
-    listed = f"{total} table cells differ from the law before it ({counted})" if total else "No table cell differs"
+    listed = f"{total} table cells differ from the law before it: {counted}" if total else "No table cell differs"
     return f"{pages.esc(listed)}; {found.restated} restated unchanged."
 
 
