@@ -84,6 +84,13 @@ class Offer:
 # Only the kinds that are uses of their own: not the residential kinds, which nest and overlap (a fourplex is a
 # multifamily plex; rental units are residential units without saying so), nor "commercial" or "industrial".
 USE_KINDS = frozenset({"wireless facility", "cannabis", "condominium"})
+# The residential kinds that exclude each other: a passage about multifamily buildings is not about the house a
+# question names (and the other way round); only a question that names one of them is held to it.
+HOUSING = {"single-family": "single", "duplex": "plex", "triplex": "plex", "multifamily plex": "plex",
+           "multifamily 4+ units": "multi", "multifamily 10+ units": "multi", "multifamily": "multi"}
+# An ordinance's amending instruction, which says what it amends and nothing of its own.
+INSTRUCTION = re.compile(r"^\s*(?:SECTION\s+\d+\s*[:.]?\s*)?Amendment to the Cotati Municipal Code\.?\s*$|"
+                         r"\bis hereby amended\b[^.]*(?:as follows|to read)[:.]?\s*$", re.I)
 # The subjects a provision's or table's scope can name that are measures of their own (ingest's scope_terms): a
 # passage about parking does not answer a question about noise. A question names one by the scope term's own words
 # or by a word of the passage's section title or table heading ("a solid wall": § 17.30.030 Fences, walls, ...).
@@ -136,8 +143,14 @@ def about_asked(offer: Offer, reading: Reading) -> bool:
         if kinds and not any(_same_kind(k, said) for k in kinds for said in reading.kinds):
             if vocabulary is USE_KINDS or not reading.words & _words(" ".join([offer.title, *offer.path[:1]])):
                 return False
+    housing = {HOUSING[k] for k in offer.scope if k in HOUSING}
+    asked = {HOUSING[k] for k in reading.kinds if k in HOUSING}
+    if housing and asked and not housing & asked and not ("plex" in housing | asked and "multi" in housing | asked):
+        return False  # a multifamily building's rule for a question about a house
     if len(re.findall(r"[A-Za-z0-9]+", offer.text)) <= len(re.findall(r"[A-Za-z0-9]+", _heading(offer))):
         return False  # its text is only its heading ("3. Setbacks;", "1. Distance between structures;")
+    if INSTRUCTION.search(" ".join(offer.text.split())):
+        return False  # "SECTION 22: Amendment to the Cotati Municipal Code."
     if reading.sides:
         named = " ".join([offer.row, *offer.path[1:]]).lower()
         sides = {side for side in SIDES if re.search(rf"\b{side}\b", named)}
@@ -228,7 +241,7 @@ def read_as(query, res) -> Reading:
     from ingest.tables.vocab import vocabulary
 
     from .answer_type import QUANTITIES
-    from .routes.permit import MEANING_SWITCH, PERMIT_TOPICS, STANDARDS_TOPICS, rows_named
+    from .routes.permit import MEANING_FLOOR, MEANING_SWITCH, PERMIT_TOPICS, STANDARDS_TOPICS, rows_named
     from .routes.permit import _unexplained as unexplained
 
     rows: tuple = ()
@@ -242,9 +255,14 @@ def read_as(query, res) -> Reading:
     if permission:
         # The use as the answers read it, from all the tables; then its rows in the tables that print a district
         # asked (a use the district's table does not list has no row there: "a tattoo parlor in NL" is not a
-        # cannabis retailer). Read by meaning alone, it must be clearly the nearest row (not a tie).
+        # cannabis retailer).
         matches, meant, _ = rows_named(query, res)
-        clear = not meant.get("by_meaning") or meant.get("meaning_margin", 0.0) >= MEANING_SWITCH
+        # Read by meaning alone, it must be clearly the nearest row (not a tie); read by a word, the word's row must
+        # not mean something else ("all night": Night club, far in meaning from a barking dog).
+        if meant.get("by_meaning"):
+            clear = meant.get("meaning_margin", 0.0) >= MEANING_SWITCH
+        else:
+            clear = meant.get("meaning_agrees", 1.0) == 1.0 or meant.get("meaning_similarity", 1.0) >= MEANING_FLOOR
         # "does a cell tower need a stealth design?" asks more than whether the use is allowed: its row is not
         # put first (the bank's rows and the passages are ranked by nearness alone).
         if matches and clear and unexplained(query, res, matches[0].row) <= BESIDE_THE_USE:
@@ -262,7 +280,8 @@ def read_as(query, res) -> Reading:
     said = set(scope_of("", ("", named), ""))
     sides = frozenset(side for side in SIDES if re.search(rf"\b{side}\b", text.lower()))
     return Reading(rows, permission, holding, tuple(query.districts), sides,
-                   frozenset(k for k in said if k in USE_KINDS | TOPIC_KINDS), _words(text), frozenset(vocabulary().districts))
+                   frozenset(k for k in said if k in USE_KINDS | TOPIC_KINDS | set(HOUSING)), _words(text),
+                   frozenset(vocabulary().districts))
 
 
 def _own_rows(reading: Reading, res) -> Iterable[Offer]:
