@@ -95,6 +95,16 @@ def test_only_offers_about_what_was_asked_are_kept_and_the_use_own_row_comes_fir
     assert not any(closest.about_asked(o, front) for o in (sw_front, toc_rear, bare))
     in_sw = closest.Reading(districts=("SW",), sides=frozenset({"front"}), district_symbols=symbols)
     assert closest.about_asked(sw_front, in_sw) and not closest.about_asked(toc_rear, in_sw)
+    third_story = Offer("17.39.030", "002", "Multifamily", ("17.39.030 Multifamily",), "A third story portion of any "
+                        "multifamily building shall be set back thirty feet.", 0.65, kind="provision",
+                        scope=("multifamily", "residential"))
+    house = closest.Reading(kinds=frozenset({"single-family"}), district_symbols=symbols)
+    fourplex = closest.Reading(kinds=frozenset({"triplex"}), district_symbols=symbols)
+    assert not closest.about_asked(third_story, house)  # a multifamily building's rule, for a house
+    assert closest.about_asked(third_story, fourplex) and closest.about_asked(third_story, noise)  # a plex is multifamily
+    instruction = Offer("002:SECTION-22", "002", "Amendment", ("002:SECTION-22 Amendment",), "SECTION 22: Amendment to "
+                        "the Cotati Municipal Code.", 0.5, kind="provision", scope=("amendment",))
+    assert not closest.about_asked(instruction, noise)
 
 
 def test_a_long_passage_is_quoted_at_the_words_that_speak_to_the_question():
