@@ -6,6 +6,9 @@ What a decline says is not loaded:
 - a section the loaded text cites but does not contain ("Not loaded: Section 17.62.050 ...", from
   ``compose.cited_not_loaded``) is said only when no loaded passage comes close enough to answer the
   question itself (``ANSWERS_FLOOR``), or when the close passage's running text defers to that section;
+  and only when its rules are the ones the question needs: its printed name shares a word with the
+  question (a front setback is not told that § 17.42.160, "Residential accessory uses and structures", is
+  missing because a garage-setback passage cites it), or the closest passage defers to it (issue 46);
 - a subject whose rules sit in such a section (a hot tub: the accessory-structure rules of § 17.42.160,
   ``data/not_loaded_subjects.json``) is named when the question says it and no loaded passage answers.
 """
@@ -80,7 +83,9 @@ def helped(answer: Answer, closest: list[Closest], said: list[str], graph=None, 
     lines = answer.answer.split("\n")
     first, rest = lines[0], lines[1:]
     near = answered_nearby(closest)
-    kept = [line for line in rest if not line.startswith(NOT_LOADED) or not near or _cited_by(closest[0], line)]
+    asked = " ".join(said)
+    kept = [line for line in rest if not line.startswith(NOT_LOADED)
+            or ((not near or _cited_by(closest[0], line)) and (_needed(line, asked) or (closest and _cited_by(closest[0], line))))]
     if near or any(line.startswith(NOT_LOADED) for line in kept):
         extra = []
     else:
@@ -95,6 +100,29 @@ def helped(answer: Answer, closest: list[Closest], said: list[str], graph=None, 
 
 def closest_line(closest: Closest) -> str:
     return f'{CLOSEST}{closest.heading()}: "{closest.quote}"'
+
+
+_NAMED = re.compile(r"^Not loaded: (?:Section|Chapter|Article) (?:[0-9.]+|[IVX]+) \(([^)]*)\)")
+
+
+def _needed(line: str, question: str) -> bool:
+    """Whether the rules a "Not loaded:" line names are the ones the question asks about: the section's printed
+    name shares a content word with the question (the words that tie a question to no section left out). A line
+    that prints no name is kept as it is."""
+    from ingest.references import stems
+
+    from .compose import without_generic
+
+    found = _NAMED.match(line)
+    if not found:
+        return True
+    words = lambda text: stems(text) - FUNCTION_WORDS  # noqa: E731
+    return bool(words(without_generic(question)) & words(found.group(1)))
+
+
+# English words that name no subject (``ingest.references.stems`` keeps words of three letters and more).
+FUNCTION_WORDS = frozenset("the and for are was were how can may any our you your its has had did not but who why "
+                           "all off out own per via one two".split())
 
 
 def _cited_by(closest: Closest, line: str) -> bool:

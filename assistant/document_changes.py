@@ -64,6 +64,32 @@ def answer_changes(question: str, diff, corpus, map_only: bool = False) -> Answe
                   lookups=lookups, interpretation={"document": document.id, "asks": "what it changed"})
 
 
+# What a document's cells are, as both its change answer and its change page (``webapp/changes.py``) count them
+# (issue 46: the answer said "changed 41 table cells, added 735" where the page said 800): every cell kind
+# ``ingest.changes`` lists, in words that say what the text says.
+CELL_KINDS = (("changed", "changed value"), ("added", "added"), ("dropped", "not restated"),
+              ("unreadable", "unreadable in its print"))
+NOT_RESTATED = "not restated; the loaded text does not say they were repealed"
+
+
+def cell_counts(cells) -> tuple[int, str]:
+    """(how many cells a document's diff lists, "41 changed value, 735 added, 16 not restated (2 rows), 8
+    unreadable in its print"): ``cells`` carry ``kind``, ``table`` and ``row`` (``ingest.changes.CellChange``);
+    restated-unchanged cells are not among them."""
+    listed = [c for c in cells if c.kind != "restated"]
+    parts = []
+    for kind, words in CELL_KINDS:
+        of_kind = [c for c in listed if c.kind == kind]
+        if not of_kind:
+            continue
+        part = f"{len(of_kind)} {words}"
+        if kind == "dropped":
+            rows = len({(c.table, c.row) for c in of_kind})
+            part += f" ({_count(rows, 'row')})"
+        parts.append(part)
+    return len(listed), ", ".join(parts)
+
+
 def _lookup(change, diff) -> dict:
     """A changed cell as the answer's ``lookups`` carry cells: its new value from this document, the
     value before it as its history (the keys of ``python -m ingest tables --json``)."""
@@ -77,14 +103,18 @@ def _everything(diff, corpus, label: str, rezoned) -> tuple[list[str], list[Cita
     changed = [c for c in diff.cells if c.kind == "changed"]
     added = [c for c in diff.cells if c.kind == "added"]
     earlier = {c.old_document for c in diff.cells if c.old_document}
+    counted = ""
     if not earlier and added:
         first = (f"{label} is the oldest loaded document: the tables' histories begin with it, so the loaded documents do not "
                  f"show what it changed. It states {_count(len(added), 'table cell')} and "
                  f"{_count(len(diff.sections), 'code section')}:")
     else:
-        first = (f"{label} changed {_count(len(changed), 'table cell')}, added {_count(len(added), 'cell')} and "
-                 f"restates or adds {_count(len(diff.sections), 'code section')}:")
+        total, counted = cell_counts(diff.cells)
+        first = (f"{label}: {_count(total, 'table cell')} differ from the law before it, and it restates or adds "
+                 f"{_count(len(diff.sections), 'code section')}:")
     lines, cited = [first], []
+    if counted:
+        lines.append(f"Table cells: {counted}.")  # as its change page counts them
     lines += [line for line, _ in rezoned]
     cited += [c for _, c in rezoned]
     shown, rest = _cell_lines(diff, corpus, changed)
@@ -147,7 +177,7 @@ def _dropped_lines(diff) -> list[str]:
     if not rows:
         return []
     shown = "; ".join(f"{row} (Table {table})" for table, row in rows[:SECTION_CAP])
-    return [f"Rows its restatement no longer prints (their earlier cells stay in force): {shown}"
+    return [f"Rows its full restatement does not print ({NOT_RESTATED}): {shown}"
             + (f" and {len(rows) - SECTION_CAP} more." if len(rows) > SECTION_CAP else ".")]
 
 

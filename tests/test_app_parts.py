@@ -284,7 +284,9 @@ def test_answer_card_headline_sources_follow_ups_and_no_internal_ids():
     page = pages.answer_card(3, extra, label, lambda s: s != "17.42.165", [], latest=True, anchors=[5])
     assert '<h3 class="headline" id="turn-3-head" data-scroll-to="start">A use permit (UP) is required.</h3>' in page
     assert '<p class="read-as">Read as: use Bar, tavern; district CE</p>' in page
-    assert "How sure: medium (0.91)" in page  # the band the calibration states, not a fixed cut of the number
+    # the band the calibration states, not a fixed cut of the number, and what it means; the number only in the JSON
+    assert '<p class="confidence">How sure: medium: right for about 9 in 10 of the checked questions this sure</p>' in page
+    assert "0.91" not in page
     assert 'class="not-in-corpus"' in page and "Source:" not in page
     assert 'href="?section=17.22.020&amp;doc=000#q5"' in page and "Table 2-3" in page
     assert '<button type="button" class="follow"' in page and "Can I open a bar in the CD district?" in page

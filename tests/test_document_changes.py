@@ -74,12 +74,24 @@ def test_the_changes_are_grouped_by_table_and_row_with_both_documents_cited():
                   _change("Bar", "HC", "UP", "UP", "restated")])
     answer = document_changes.answer_changes("what did Ord. 939 change?", diff, _Corpus(SECTIONS))
     lines = answer.answer.split("\n")
-    assert lines[0] == "Ord. 939 (2025-12-09) changed 3 table cells, added 1 cell and restates or adds 1 code section:"
+    assert lines[:2] == ["Ord. 939 (2025-12-09): 4 table cells differ from the law before it, and it restates or adds "
+                         "1 code section:", "Table cells: 3 changed value, 1 added."]  # restated-unchanged not counted
     assert "- Live/work unit in HC, LP: permitted (P) -> use permit (UP)" in lines
     assert "- Night club in LP: not allowed -> use permit (UP)" in lines
     assert "Table 2-4 (§ 17.22.020): adds 1 cell (new columns TOC)." in lines
     assert {(c.section, c.document) for c in answer.citations} >= {("17.22.020", "002"), ("17.22.020", "000")}
     assert answer.route == "change" and not answer.abstained
+
+
+def test_rows_a_restatement_leaves_out_are_said_to_be_not_restated_not_to_stay_in_force():
+    """Issue 46: "their earlier cells stay in force" is a legal judgement the loaded text does not make."""
+    diff = _diff([_change("Theater", "HC", "UP", None, "dropped"), _change("Theater", "LP", "UP", None, "dropped"),
+                  _change("Night club", "LP", "-", "UP")])
+    lines = document_changes.answer_changes("what did Ord. 939 change?", diff, _Corpus(SECTIONS)).answer.split("\n")
+    assert lines[1] == "Table cells: 1 changed value, 2 not restated (1 row)."
+    assert ("Rows its full restatement does not print (not restated; the loaded text does not say they were repealed): "
+            "Theater (Table 2-4).") in lines
+    assert not any("in force" in line for line in lines)
 
 
 def test_a_long_list_is_capped_with_a_pointer_to_the_full_diff():

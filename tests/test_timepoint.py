@@ -234,7 +234,10 @@ def test_the_web_apps_assistant_answers_an_earlier_day_too():
 def test_what_a_named_ordinance_changed_is_listed_from_its_diff(assistant):
     listed = assistant.ask("what did Ord. 939 change?")
     lines = listed.answer.split("\n")
-    assert listed.route == "change" and lines[0].startswith("Ord. 939 (Santero Way and TOC districts) (2025-12-09) changed 41 table cells")
+    assert listed.route == "change" and lines[:2] == [
+        "Ord. 939 (Santero Way and TOC districts) (2025-12-09): 800 table cells differ from the law before it, and it "
+        "restates or adds 17 code sections:",
+        "Table cells: 41 changed value, 735 added, 16 not restated (4 rows), 8 unreadable in its print."]
     assert "- Live/work unit in HC, LP, CA: permitted (P) -> use permit (UP)" in lines
     assert "`python -m ingest diff --document 002`" in listed.answer
     rezoned = assistant.ask("what did the corrections ordinance change on the zoning map?")

@@ -104,6 +104,35 @@ def test_the_change_page_of_ord_939_and_of_an_unknown_document(engine):
     assert "No loaded document has the id" in Viewer(engine).changes_view("zzz")
 
 
+@pytest.mark.parametrize("document", ["002", "003", "001"])
+def test_a_change_answer_and_its_change_page_count_the_same_cells_in_the_same_words(engine, document):
+    """Issue 46: "What did Ord. 939 change?" said 41 cells changed and 735 added where its page said 800. Both now
+    give every cell the diff lists, by kind, in one wording; rows a restatement leaves out are said to be not
+    restated, not to stay in force (a legal judgement the text does not make)."""
+    import re
+
+    from assistant.document_changes import NOT_RESTATED
+
+    from assistant.document_changes import answer_changes
+    from ingest.changes import loaded_document_diff
+
+    corpus = engine.assistant.corpus  # the change answer as the assistant gives it ("what did Ord. 939 change?")
+    answer = answer_changes("What did it change?", loaded_document_diff(corpus.sections, corpus.documents[document]), corpus)
+    page = Viewer(engine).changes_view(document)
+    lines = answer.answer.split("\n")
+    said = re.match(r"^.*? \(\d{4}-\d\d-\d\d\): (\d+) table cells differ from the law before it, and it restates", lines[0])
+    kinds = re.fullmatch(r"Table cells: (.*)\.", lines[1])
+    assert said and kinds, lines[:2]
+    counted = re.search(r"(\d+) table cells differ from the law before it: ([^;]*); (\d+) restated unchanged", page)
+    assert counted and counted.group(1, 2) == (said.group(1), kinds.group(1))
+    found = engine.document_changes(document)
+    assert int(said.group(1)) == len(found.cells) == page.count('class="cell-change"')
+    if any(c.kind == "dropped" for c in found.cells):
+        assert f"Rows its full restatement does not print ({NOT_RESTATED}):" in answer.answer
+        assert "stay in force" not in answer.answer and "stays" not in page
+        assert page.count("the loaded text does not say it was repealed") == sum(c.kind == "dropped" for c in found.cells)
+
+
 def test_a_change_page_and_an_as_of_day_have_urls(engine):
     """``/?changes=001`` opens that document's change page in the Browse tab (the browser test follows the
     coverage page's link); ``?as_of=`` fills the "as of" box."""

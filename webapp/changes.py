@@ -77,11 +77,20 @@ def changes_page(found: DocumentChanges | None, document_id: str, label, now) ->
            f'<h2 class="section-head">What {pages.esc(label(document.id))} ({pages.esc(document.date)}) changed</h2>',
            f'<p class="section-meta">Compared with the law the day before it, as the documents dated before it '
            f"state it (as <code>python -m ingest diff</code> compares a new document with the corpus). "
-           f"{len(found.cells)} table cells changed; {found.restated} restated unchanged.</p>"]
+           f"{_cells_line(found)}</p>"]
     out.extend(_table_groups(found, label, now))
     out.extend(_section_list(found, label))
     out.append("</div>")
     return "".join(out)
+
+
+def _cells_line(found: DocumentChanges) -> str:
+    """The count the document's change answer gives too (``assistant.document_changes.cell_counts``)."""
+    from assistant.document_changes import cell_counts
+
+    total, counted = cell_counts(found.cells)
+    listed = f"{total} table cells differ from the law before it: {counted}" if total else "No table cell differs"
+    return f"{pages.esc(listed)}; {found.restated} restated unchanged."
 
 
 def _table_groups(found: DocumentChanges, label, now) -> list[str]:
@@ -110,7 +119,8 @@ def _cell_line(change: CellChange, label, current) -> str:
     if change.kind == "added":
         text = f"{where}: new cell, {_value(change.new)}"
     elif change.kind == "dropped":
-        text = f"{where}: row no longer printed by a full restatement (stays {was})"
+        # what the text says: the restatement leaves the row out; it does not say the row was repealed
+        text = f"{where}: not restated by its full restatement (last stated {was}); the loaded text does not say it was repealed"
     elif change.kind == "unreadable":
         text = f"{where}: unreadable, needs a reviewed reading (was {was})"
     else:

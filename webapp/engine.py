@@ -582,11 +582,13 @@ class Engine:
                       key=lambda g: (_table_key(g[1]), _id_key(g[0])))
 
     def grids_of(self, section_id: str) -> dict[str, str]:
-        """Table number -> section, for the grids of tables a section prints (the section itself first)."""
+        """Table -> section, for the grids of tables a section prints (the section itself first): each grid by its
+        full name ("2-2 cannabis") and by its number ("2-2", the first grid of that number)."""
         out = {}
         for section, table in self.grids():
             if section == section_id:
-                out[table.split(" ")[0]] = section
+                out.setdefault(table.split(" ")[0], section)
+                out[table] = section
         return out
 
     def cell_entry(self, section_id: str, table: str, row: str, column: str, category: str = ""):
@@ -595,37 +597,16 @@ class Engine:
 
     # -- land uses -----------------------------------------------------------------------------
     def resolve_uses(self, text: str, limit: int = 12) -> list[tuple[str, str, str]]:
-        """(table, row, section) of the permit-table rows a land-use phrase names, best first.
-
-        The one place the app resolves everyday words to table rows: today it asks the assistant's
-        understanding (its synonyms: "gym" -> Health/fitness facility) and its row matcher, then
-        adds rows whose label contains the words as typed. Point this at the assistant's own
-        resolver when it offers one."""
+        """(table, row, section) of the permit-table rows a land-use phrase names, best first: the answer
+        layer's own resolver (``assistant.routes.permit.resolve_uses``), so the finder reads everyday words
+        ("tattoo", "granny unit") as the ask box does; the section is added for the link."""
         if not isinstance(text, str) or not text.strip():
             return []
         phrase = " ".join(text.split())[:MAX_LOOKUP_CHARS]
-        found: list[tuple[str, str]] = []
-        resolver = getattr(self.assistant, "resolve_uses", None)
-        if callable(resolver):
-            found.extend((m.table, m.row) if hasattr(m, "row") else tuple(m)[:2] for m in resolver(phrase))
-        else:
-            from assistant.understand import understand
-
-            query = understand(phrase, self.assistant.vocabulary, self.assistant.known_words)
-            found.extend((m.table, m.row) for m in self.tables.match(query.normalized, synonyms=" ".join(query.land_uses)))
-        words = [w for w in re.findall(r"[a-z0-9]+", phrase.lower()) if len(w) > 1]
-        if words:
-            for table, rows in self.tables.rows.items():
-                for row in rows:
-                    label = row.lower()
-                    if all(re.search(rf"\b{re.escape(w)}", label) for w in words):
-                        found.append((table, row))
-        out, seen = [], set()
-        for table, row in found:
-            if (table, row) not in seen:
-                seen.add((table, row))
-                entry = next((e for e in self.permit_row(table, row)), None)
-                out.append((table, row, entry.cell.section if entry else ""))
+        out = []
+        for table, row in self.assistant.resolve_uses(phrase, limit):
+            entry = next((e for e in self.permit_row(table, row)), None)
+            out.append((table, row, entry.cell.section if entry else ""))
         return out[:limit]
 
     # -- permit tables -------------------------------------------------------------------------

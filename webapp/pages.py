@@ -106,19 +106,36 @@ def linkify(text: str, known, label=None) -> str:
 
 
 # -- answers ---------------------------------------------------------------------------------
-# The words the calibration's bands state (fitted on dev: "high" answers right at least 98% of the
-# time on held-out questions, "medium" at least 90%); "low" asks the reader to check the cited text.
-SURE_WORDS = {"high": "high", "medium": "medium", "low": "low, check the cited section"}
+# "How sure" in words: the band the answer states and what it promised on the questions whose right answers
+# were checked (assistant.confidence.SURE_FLOORS: "high" right at least 98% of the time, "medium" 90%), as a
+# resident reads it; the probability itself is only in the JSON (issue 46: "medium (0.99)" read as certainty).
+def _in_so_many(share: float) -> str:
+    from fractions import Fraction
+
+    part = Fraction(share).limit_denominator(100)
+    return f"{part.numerator} in {part.denominator}"
+
+
+def sure_words() -> dict[str, str]:
+    from assistant.confidence import SURE_FLOORS
+
+    said = {band: f"{band}: right for about {_in_so_many(floor)} of the checked questions this sure"
+            for band, floor in SURE_FLOORS.items()}
+    said["low"] = "low: right less often than that on the checked questions; check the cited section"
+    return said
+
+
+SURE_WORDS = sure_words()
 
 
 def confidence_words(value, how_sure: str = "") -> str:
-    """"How sure" as the answer states it (its band), with the number; "" when it states none."""
+    """"How sure" as the answer states it: its band and what the band means, in words; "" when it states none
+    (or gives no confidence). The number is not shown."""
     try:
-        number = float(value)
+        float(value)
     except (TypeError, ValueError):
         return ""
-    word = SURE_WORDS.get(how_sure)
-    return f"{word} ({number:.2f})" if word else ""
+    return SURE_WORDS.get(how_sure, "")
 
 
 # What the question was read as, in plain words: the topics and the kind of answer asked for.
@@ -277,6 +294,33 @@ def answer_card(turn: int, answer, document_label, known, nearest: list, contact
         out.append(f'<p class="corpus-note" role="note">{esc(note)}</p>')
     if feedback is not None:
         out.append(feedback_block(turn, **feedback))
+    out.append("</article>")
+    return "".join(out)
+
+
+def guide_card(turn: int, found, latest: bool = False, asked: str = "", scroll: bool = True) -> str:
+    """The reply to "help" (``webapp.guide.Guide``): what is loaded (with the coverage page's link), the kinds of
+    question answered, each with an example as a button that asks it, how to ask, and what is not answered."""
+    from . import guide as guide_mod
+
+    head_id = f"turn-{turn}-head"
+    scrolled = ' data-scroll-to="start"' if latest and scroll else ""
+    out = [f'<article class="{"turn latest" if latest else "turn"} guide" data-turn="{turn}" aria-labelledby="{head_id}">',
+           f'<p class="asked"><span class="sr-only">You asked: </span>{esc(asked or found.question)}</p>',
+           f'<h3 class="headline" id="{head_id}"{scrolled}>{esc(found.first_line)}</h3>',
+           f'<p class="guide-loaded">Loaded: {esc(found.loaded)}. '
+           + link("What is loaded, and what is not", "?coverage=1", {"do": "coverage"}, "coverage-link") + "</p>"]
+    if found.documents:
+        out.append('<ul class="guide-documents">' + "".join(f"<li>{esc(label)} ({esc(date)})</li>"
+                                                              for label, date in found.documents) + "</ul>")
+    out.append(f'<p class="guide-head" id="{head_id}-kinds">Questions it answers (press an example to ask it):</p>'
+               f'<ul class="guide-kinds" aria-labelledby="{head_id}-kinds">')
+    for label, example in found.kinds:
+        out.append(f'<li><span class="guide-kind">{esc(label)}</span> '
+                   f'<button type="button" class="follow example" data-nav="{nav(do="ask", q=example)}">{esc(example)}</button></li>')
+    out.append("</ul>")
+    out.append(f'<p class="guide-how">{esc(guide_mod.HOW_TO_ASK)}</p>')
+    out.append(f'<p class="guide-not">{esc(guide_mod.NOT_ANSWERED)}</p>')
     out.append("</article>")
     return "".join(out)
 
@@ -538,13 +582,33 @@ def _section_blocks(text: str, laid: list, spans: list, target: int, grids: dict
         if block.kind != "table":
             out.append(f'<p class="{" ".join(classes)}" data-anchor="q{number}"{extra}>{body}</p>')
             continue
-        button = ""
-        if grids and block.table in grids:
-            owner = grids[block.table]
-            button = ("<p>" + link(f"Open Table {block.table} as a grid", grid_url(owner, block.table),
-                                   {"do": "grid", "section": owner, "table": block.table}, "grid-open") + "</p>")
-        out.append(f'<div class="{" ".join(classes)}" data-anchor="q{number}"{extra}>{button}<pre>{body}</pre></div>')
+        lines = text[block.start:block.end].strip().split("\n", 2)
+        # its printed title: "Table 2-3" and, when the number stands alone on its line, the next line's name
+        printed = " ".join(lines[:2]) if len(lines[0].split()) <= 2 and len(lines) > 1 else lines[0]
+        key = _grid_key(block.table, printed, grids or {})
+        if not key:  # not parsed: the printed lines are all there is
+            out.append(f'<div class="{" ".join(classes)}" data-anchor="q{number}"{extra}><pre>{body}</pre></div>')
+            continue
+        # Parsed: the table's title and a link to it as a grid; its flattened printed lines folded (open when the
+        # quote is in them), so the section reads as text, not as a block of table rows.
+        owner = grids[key]
+        name = f"Table {key}"
+        button = link(f"Open {name} as a grid", grid_url(owner, key), {"do": "grid", "section": owner, "table": key},
+                      "grid-open")
+        out.append(f'<div class="{" ".join(classes + ["printed-table"])}" data-anchor="q{number}"{extra}>'
+                   f'<p class="table-title">{esc(printed)}</p>'
+                   f'<p>{button} <span class="table-how">(its rows, the district columns, and each cell\'s source)</span></p>'
+                   f'<details{" open" if has_mark else ""}><summary>The table as printed (lines flattened by text extraction)'
+                   f'</summary><pre>{body}</pre></details></div>')
     return out
+
+
+def _grid_key(number: str, printed: str, grids: dict) -> str:
+    """The grid a printed table opens as: of the grids of its number, the one whose other words its title line
+    says ("Table 2-2: ... Cannabis Uses" -> "2-2 cannabis"); "" when none is parsed."""
+    keys = sorted((k for k in grids if k.split(" ")[0] == number), key=len, reverse=True)
+    said = printed.lower()
+    return next((k for k in keys if all(w in said for w in k.split(" ")[1:])), "")
 
 
 def _marked(text: str, block, spans, first: bool = False) -> str:

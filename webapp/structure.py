@@ -100,7 +100,10 @@ class _Layout:
         start += lead
         line = line.lstrip()
         head = SECTION_HEAD.match(line)
-        if index == 0 or (head and (not self.section_id or head.group(1) == self.section_id)):
+        # The first line is the section's heading, unless the text opens with a printed table (an excerpt that
+        # restates only a table: Table 2-2 of 17.22.020 in the telecommunications ordinance).
+        first = index == 0 and not (TABLE_HEAD.match(line) and not head)
+        if first or (head and (not self.section_id or head.group(1) == self.section_id)):
             self._heading(line, start, end)
         elif not self._table_or_notes(line, start, end):
             self._running(line, start, end)
@@ -114,7 +117,12 @@ class _Layout:
         self.blank_before = True  # the next line starts a paragraph of its own ...
         if body < len(line.rstrip()):
             rest = start + body + (len(line[body:]) - len(line[body:].lstrip()))
-            self.out.append(Block("para", rest, end))
+            table = TABLE_HEAD.match(self.text[rest:end])
+            if table:  # "17.22.020 Allowable land uses ... (excerpt) Table 2-4": a printed table starts there
+                self.in_table = table.group(1)
+                self.out.append(Block("table", rest, end, table=self.in_table))
+            else:
+                self.out.append(Block("para", rest, end))
             self.blank_before = False  # ... unless the body began on the heading's line
 
     def _table_or_notes(self, line: str, start: int, end: int) -> bool:

@@ -48,6 +48,10 @@ CSS = """
 .turn blockquote.closest-quote { margin: 4px 0; padding: 0; overflow-wrap: anywhere; }
 .turn blockquote.closest-quote mark { background: #fef08a; color: #111827; }
 .turn .contact { margin: 6px 0 2px; font-size: 0.95em; }
+.turn .guide-head { margin: 8px 0 2px; font-weight: 600; font-size: 0.95em; }
+.turn ul.guide-kinds { list-style: none; margin: 4px 0; padding: 0; } .turn ul.guide-kinds li { margin: 6px 0; }
+.turn .guide-kind { display: block; color: #1f2937; } .turn .guide-how, .turn .guide-not { margin: 6px 0; color: #374151; }
+.turn ul.guide-documents { font-size: 0.92em; color: #374151; }
 .turn details.more summary { cursor: pointer; font-size: 0.92em; color: #374151; }
 .coverage-view h3 { margin: 10px 0 2px; font-size: 1.05em; } .coverage-view ul { margin: 2px 0 2px 1.1em; font-size: 0.92em; }
 #disclaimer { border-left: 4px solid #b45309; background: #fffbeb; color: #1f2937; padding: 8px 12px; border-radius: 4px; }
@@ -106,6 +110,10 @@ button.mark[aria-pressed="true"] { background: #1d4ed8; color: #fff; }
 .section-text pre { white-space: pre-wrap; font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 0.85em;
   background: #f9fafb; border: 1px solid #e5e7eb; padding: 6px; margin: 6px 0; }
 .section-text .cited { background: #fef9c3; outline: 2px solid #ca8a04; }
+.section-text .printed-table { border: 1px solid #d1d5db; border-radius: 4px; padding: 4px 10px; margin: 8px 0; background: #f9fafb; }
+.section-text .printed-table .table-title { font-weight: 600; margin: 2px 0; }
+.section-text .printed-table .table-how { color: #374151; font-size: 0.92em; }
+.section-text .printed-table summary { cursor: pointer; color: #374151; font-size: 0.92em; }
 .section-text mark, .grid mark { background: #fde047; color: #111827; padding: 0 1px; }
 .section-view.missing { border-left: 4px solid #7c2d12; padding-left: 10px; }
 .grid-scroll { max-height: 70vh; max-width: 100%; overflow: auto; border: 1px solid #d1d5db; border-radius: 4px; }
@@ -140,7 +148,8 @@ table.grid sup { font-size: 0.75em; color: #374151; }
 footer, footer a, footer button, footer span { color: #374151 !important; opacity: 1 !important; }
 :focus-visible { outline: 3px solid #1d4ed8 !important; outline-offset: 2px; }
 @media (max-width: 600px) { .gradio-container { padding-left: 8px !important; padding-right: 8px !important; }
-  .turn { padding: 8px 10px; } .turn .headline { font-size: 1.08em; } }
+  .turn { padding: 8px 10px; } .turn .headline { font-size: 1.08em; }
+  .section-text .lvl-3, .section-text .lvl-4 { margin-left: 1.4em; } }
 .turn .headline { max-height: none; }
 @media (min-width: 1000px) { #reader-col { position: sticky; top: 8px; align-self: flex-start; } }
 """
@@ -250,6 +259,23 @@ JS = """
         if (head && !nearTop(head)) head.scrollIntoView({block: 'start'});
       }
     }
+    // A view the Browse tab shows from a shared link (?section=, ?table=) or the jump box: its heading's first line
+    // in view. On a phone the view sits under the finder and the contents, a screen or two down; on a laptop it is
+    // beside them, already in view, and nothing moves. Checked again while the tab is still being drawn.
+    const staffHead = document.querySelector('#jump-view .section-head:not([data-brought])');
+    if (staffHead) {
+      if (staffHead.getBoundingClientRect().height === 0) {
+        window.__cotatiStaffTries = (window.__cotatiStaffTries || 0) + 1;
+        if (window.__cotatiStaffTries < 50) setTimeout(() => requestAnimationFrame(settle), 100);
+      } else {
+        window.__cotatiStaffTries = 0;
+        staffHead.setAttribute('data-brought', '1');
+        const view = staffHead.parentElement;
+        const own = view.querySelector('[data-scroll-to]') || view.matches('[data-scroll-to]')
+          || (view.matches('[data-from-url]') && location.hash);
+        if (!own && !lineInView(staffHead)) staffHead.scrollIntoView({block: 'start'});
+      }
+    }
     // "New question": while the question box is off the screen, one button brings it back.
     const ask = document.querySelector('#question textarea');
     let again = document.getElementById('new-question');
@@ -263,11 +289,35 @@ JS = """
       });
       document.body.appendChild(again);
       let queued = false;
+      // Never over a control: the button takes the first corner where nothing under it can be pressed or typed
+      // in (bottom right, bottom left, top right, top left), and stays hidden while every corner covers one.
+      const CONTROL = 'a[href], button, input, textarea, select, summary, label, [role="button"], [data-nav]';
+      const covers = () => {  // points 8px apart over the button (and a 4px margin): a short link fits nowhere between
+        const r = again.getBoundingClientRect();
+        for (let x = r.left - 4; x <= r.right + 4; x += 8) {
+          for (let y = r.top - 4; y <= r.bottom + 4; y += 8) {
+            const hit = document.elementsFromPoint(Math.min(x, r.right + 4), Math.min(y, r.bottom + 4));
+            if (hit.some((el) => el !== again && !again.contains(el) && el.closest(CONTROL))) return true;
+          }
+        }
+        return false;
+      };
+      const CORNERS = [['auto', '12px', '12px', 'auto'], ['auto', 'auto', '12px', '12px'],
+                       ['12px', '12px', 'auto', 'auto'], ['12px', 'auto', 'auto', '12px']];  // top right bottom left
       const place = () => {
         queued = false;
         const now = document.querySelector('#question textarea');  // gradio may draw the box anew
         const r = now ? now.getBoundingClientRect() : null;
-        again.hidden = !r || (r.bottom > 0 && r.top < window.innerHeight);
+        // Wanted while the box is off the screen, on its own tab (not in the Browse tab, where the box is not drawn)
+        const wanted = !!r && r.width > 0 && !(r.bottom > 0 && r.top < window.innerHeight);
+        again.hidden = !wanted;
+        if (!wanted) return;
+        for (const [top, right, bottom, left] of CORNERS) {
+          Object.assign(again.style, {top, right, bottom, left});
+          if (!covers()) { again.removeAttribute('data-covering'); return; }
+        }
+        again.hidden = true;  // every corner would cover a control: out of the way until the next scroll
+        again.setAttribute('data-covering', '1');
       };
       const later = () => { if (!queued) { queued = true; requestAnimationFrame(place); } };
       window.addEventListener('scroll', later, {capture: true, passive: true});

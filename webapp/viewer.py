@@ -6,7 +6,7 @@ method returns HTML (or, for the public API, Markdown and plain text)."""
 
 from __future__ import annotations
 
-from . import changes, pages, structure, views
+from . import changes, guide, pages, structure, views
 from .engine import Engine
 
 MAX_TURNS = 10  # questions kept per session (server-side state)
@@ -41,6 +41,8 @@ class Viewer:
         """Answer a question about the Cotati land-use code: Markdown, direct answer first, numbered citations."""
         from assistant.validate import clean_question
 
+        if guide.asks_for_help(question):
+            return guide.markdown(self.guide(clean_question(question)), views.md_escape)
         answer = self.engine.ask(clean_question(question))  # not text: "" (the assistant says it is empty)
         return views.answer_markdown(answer, self.document_label, nearest=self.nearest(answer), contact=self.contact)
 
@@ -52,13 +54,25 @@ class Viewer:
         from assistant.validate import clean_question
 
         question = clean_question(question)
-        answer, entry = self.engine.ask_logged(question, history=[(q, a) for q, a, *_ in turns], as_of=as_of)
+        if guide.asks_for_help(question):  # "help", "?": the guide, not the sections nearest to the word
+            found = self.guide(question)
+            turns = (list(turns or []) + [(question, found, None, {})])[-MAX_TURNS:]
+            return turns, views.md_escape(found.first_line), READER_EMPTY
+        history = [(q, a) for q, a, *_ in turns if not isinstance(a, guide.Guide)]
+        answer, entry = self.engine.ask_logged(question, history=history, as_of=as_of)
         turns = (list(turns or []) + [(question, answer, entry, {})])[-MAX_TURNS:]
         if answer.citations:
             reader = self.citation_view(answer, 0, scroll="inner")
         else:
             reader = self.closest_view(answer, scroll="inner") or READER_EMPTY
         return turns, views.md_escape(answer.first_line), reader
+
+    def guide(self, question: str) -> "guide.Guide":
+        """The reply to "help": what is loaded and how to ask (``webapp.guide``)."""
+        from ingest import coverage as coverage_mod
+
+        documents = [(self.document_label(d.id), d.date) for d in self.engine.documents()]
+        return guide.guide(question, coverage_mod.summary_line(self.engine.coverage()), documents)
 
     def table_asked(self, question: str):
         """(lead, grid HTML) when the question asks for a whole table by name and it is parsed; None otherwise."""
@@ -122,6 +136,10 @@ class Viewer:
             note = ("The code's documents changed after the answer above: this answer comes from the documents as "
                     "they now are." if later else "")
             shown = asked if len(asked) <= 300 else asked[:300] + "…"
+            if isinstance(answer, guide.Guide):
+                cards.append(pages.guide_card(number, answer, latest=number == len(turns) - 1, asked=shown,
+                                              scroll=marked is None))
+                continue
             marks = None if entry is None else {**feedback, "focus": number == marked}
             table = self.table_asked(asked)
             cards.append(pages.answer_card(number, answer, self.document_label, self.known, self.nearest(answer),

@@ -76,11 +76,7 @@ def _permit(query: Query, res: Resources) -> Answer | None:
     phrase = _use_text(query, res)
     districts = list(query.districts)
     tables = sorted({t for d in districts for t in res.tables.tables_for(d)}) or None
-    matches = _word_matches(query, res, phrase, tables)
-    if set(query.topics) & STANDARDS_TOPICS and not matches:
-        return None  # "can I build 3 stories?": a yes/no about a standard, unless words name a use
-    matches, meant, near = _by_meaning(res, phrase, tables, matches)
-    matches, near = _as_the_question_says(query, phrase, matches, near)
+    matches, meant, near = rows_named(query, res, phrase, tables)
     if not matches:
         return None
     best = matches[0]
@@ -107,6 +103,21 @@ def _permit(query: Query, res: Resources) -> Answer | None:
         return None  # no word named the row, its meaning ties with another row's, and their cells differ
     return replace(found, signals={**signals, "cell_readable": readable(found.lookups), "districts_covered": covered,
                                    "row_doubt": doubt, "deferred_unexplained": deferred_unexplained(signals, found.lookups)})
+
+
+def rows_named(query: Query, res: Resources, phrase: str | None = None, tables=None):
+    """The permit-table rows the question names, as the answers read it: rows its words or everyday words name,
+    checked against (or, when none, found by) meaning, then the question's own details (a count, "at home")
+    choosing among them. Returns (matches, the meaning signals, rows near in meaning); ([], {}, ()) when no row
+    is named. The one reading of a use's words: answers, the land-use finder (``resolve_uses``) and a
+    decline's closest passage (``assistant.closest``) all read rows here."""
+    phrase = _use_text(query, res) if phrase is None else phrase
+    matches = _word_matches(query, res, phrase, tables)
+    if set(query.topics) & STANDARDS_TOPICS and not matches:
+        return [], {}, ()  # "can I build 3 stories?": a yes/no about a standard, unless words name a use
+    matches, meant, near = _by_meaning(res, phrase, tables, matches)
+    matches, near = _as_the_question_says(query, phrase, matches, near)
+    return matches, meant, near
 
 
 def deferred_unexplained(signals: dict, lookups) -> float:
@@ -339,15 +350,23 @@ def use_meanings(res: Resources):
 
 
 def resolve_uses(res: Resources, phrase: str, limit: int = 12, floor: float = FINDER_FLOOR) -> list[tuple[str, str]]:
-    """(table, row) of the permit-table rows a land-use phrase names, best first: rows its words
-    name (with the everyday words of the vocabulary), then rows near it in meaning ("salon" ->
-    Personal services). The app's land-use finder uses this, as the answers do."""
+    """(table, row) of the permit-table rows a land-use phrase names, best first: the rows an answer would
+    read from it (``rows_named``), then rows near it in meaning ("salon" -> Personal services; ``floor``, lower
+    than an answer's), then rows whose label holds every word as typed ("services" -> each services row).
+    The app's land-use finder uses this: the ask box and the finder read everyday words the same way."""
     query = res.read(phrase)
-    found = [(m.table, m.row) for m in res.tables.match(query.normalized, synonyms=" ".join(query.land_uses))]
+    matches, _, near = rows_named(query, res)
+    found = [(m.table, m.row) for m in matches] + [(m.table, m.row) for m in near]
     meanings = use_meanings(res)
     if meanings is not None:
         found += [(m.table, m.row) for m in meanings.rank(use_phrase(query.normalized) or query.normalized, n=limit)
                   if m.similarity >= floor]
+    else:  # no model: the rows the words match, as an answer without a model reads them
+        found += [(m.table, m.row) for m in res.tables.match(query.normalized, synonyms=" ".join(query.land_uses))]
+    words = [w for w in re.findall(r"[a-z0-9]+", phrase.lower()) if len(w) > 1]
+    if words:
+        found += [(table, row) for table, rows in res.tables.rows.items() for row in rows
+                  if all(re.search(rf"\b{re.escape(w)}", row.lower()) for w in words)]
     return list(dict.fromkeys(found))[:limit]
 
 
