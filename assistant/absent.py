@@ -28,11 +28,7 @@ TABLE_HEADING = re.compile(r"^Tables?\s+(\d-\d{1,2})\b", re.M)
 TABLE_MENTION = re.compile(r"\bTables?\s+(\d-\d{1,2})\b")
 # "what does X mean", "what is meant by X", "define X", "the definition / meaning of X", "what is a 'X'?".
 MEANING = re.compile(
-    # "what does the code mean by X": the code is who means, X is the term (tried first: the next
-    # alternative would read "the code" as the term)
-    r"\bwhat\s+(?:does|do)\s+(?:the\s+)?(?:zoning\s+|land\s+use\s+|municipal\s+)?(?:code|ordinance|city|chapter|law"
-    r"|cotati|title\s+17)\s+mean\s+by\s+(?P<e>.+?)\s*(?:[?.!]|$)"
-    r"|\bwhat\s+(?:does|do|is|are)\s+(?:the\s+(?:term|word|phrase)\s+)?(?P<a>.+?)\s+mean\b"
+    r"\bwhat\s+(?:does|do|is|are)\s+(?:the\s+(?:term|word|phrase)\s+)?(?P<a>.+?)\s+mean\b"
     r"|\bwhat\s+is\s+meant\s+by\s+(?P<b>.+?)\s*(?:[?.!]|$)"
     r"|\b(?:define|definition\s+of|meaning\s+of)\s+(?P<c>.+?)\s*(?:[?.!]|$)"
     # "What is a 'zoning clearance'?": a term in quotes, alone after "what is", is asked the meaning of

@@ -263,3 +263,16 @@ def test_names_only_a_district():
     vocabulary = load_vocabulary()
     assert names_only_a_district(understand("what about NL?", vocabulary))
     assert not names_only_a_district(understand("what about a bar in NL?", vocabulary))
+
+
+@pytest.mark.parametrize("question, term", [
+    ("What does the code mean by breakpoint technology?", "breakpoint technology"),
+    ("what does the zoning code mean by 'story'?", "story"),
+    ("What does Cotati mean by a stealth facility", "stealth facility"),
+    ("What does ADU mean?", "ADU"),  # no speaker: as before
+])
+def test_the_code_named_as_who_means_is_not_the_term(question, term):
+    # "the code" is who means in "what does the code mean by X" (it was read as the term and declined)
+    from assistant.routes.absent import term_asked
+
+    assert term_asked(question) == term

@@ -5,6 +5,8 @@ its reason (``abstained``): a wrong answer costs more than none. Detection is ``
 
 from __future__ import annotations
 
+import re
+
 from .. import absent, compose, definitions, dialogue
 from ..permits import STOP, words_of
 from ..resources import Resources
@@ -59,9 +61,20 @@ def unknown_table(query: Query, res: Resources) -> Answer | None:
     return _marked(compose.abstain(query, [], corpus=res.corpus, first=first), "unknown_table")
 
 
+# "what does the code mean by X": the code is who means, X the term asked ("the code" is not the term).
+SPEAKER_MEANS = re.compile(
+    r"\bwhat\s+(?:does|do)\s+(?:the\s+)?(?:zoning\s+|land\s+use\s+|municipal\s+)?(?:code|ordinance|city|chapter|law"
+    r"|cotati|title\s+17)\s+mean\s+by\s+(?P<term>.+?)\s*(?:[?.!]|$)", re.I)
+
+
+def term_asked(question: str) -> str:
+    speaker = SPEAKER_MEANS.search(question)
+    return absent.term_asked(f"what is meant by {speaker.group('term')}?") if speaker else absent.term_asked(question)
+
+
 def undefined_term(query: Query, res: Resources) -> Answer | None:
     """"what does X mean?" where no loaded document defines X: say so, and where the code uses X."""
-    term = absent.term_asked(query.text)
+    term = term_asked(query.text)
     if not term or query.districts or query.sections or query.tables:
         return None
     if definitions.lookup(res.definitions, term) is not None:
