@@ -278,6 +278,13 @@ def main(argv: list[str] | None = None) -> int:
 
     from assistant.choose import RANKER, Settings
 
+    if args.write:
+        from assistant import verifier as verifier_mod
+
+        if (verifier_mod.VERIFIER_DIR / verifier_mod.MANIFEST_FILE).is_file():
+            print(f"{verifier_mod.VERIFIER_DIR}: a verifier is shipped; the ranker's two stages are fitted together "
+                  "with `python -m eval.verifier_fit --write`", file=sys.stderr)
+            return 2
     settings = Settings()
     if args.bank_left_out:
         settings = replace(settings, bank_train_left_out=args.bank_left_out)
