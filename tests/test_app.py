@@ -79,11 +79,12 @@ def client(server):
 def test_ask_api_answers_with_a_citation(client):
     markdown = client.predict("Can I open a bar on East Cotati Avenue?", api_name="/ask")
     lines = markdown.split("\n")
-    assert lines[0] == "**A use permit (UP) is required.**"
+    assert lines[0] == ("**A use permit (UP) is required. This rests only on a proposed ordinance, not shown adopted: "
+                        "Telecommunications facilities ordinance (000, effective 2023-12-06 at the earliest).**")
     assert "- Bar, tavern in CE (Commercial - East Cotati Avenue Corridor): UP (Table 2-3, § 17.22.020)." in lines
     assert "**Citations**" in lines
     assert ("1. § 17.22.020 Allowable land uses and planning permit requirements, Table 2-3 — "
-            "Telecommunications facilities ordinance, Section 5, 2023-11-06") in lines
+            "Telecommunications facilities ordinance, Section 5, 2023-12-06") in lines
 
 
 def test_only_the_two_documented_endpoints_are_public(client):
@@ -96,7 +97,7 @@ def test_section_lookup_returns_the_section_text(client):
     lines = text.split("\n")
     assert lines[0] == "§ 17.44.065 Limited Waiver to Avoid Prohibitions of Service"
     assert lines[2] == ("Cite as: Cotati Municipal Code § 17.44.065, as amended by Telecommunications facilities "
-                        "ordinance, Section 6 (2023-11-06)")
+                        "ordinance, Section 6 (2023-12-06)")
     assert "the review authority may grant a limited" in text and "effective prohibition of service." in text
 
 
@@ -417,7 +418,7 @@ def test_browser_table_grid_cell_provenance_and_browse(server, browser):
     browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", bar)
     bar.click()
     info = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#staff-cell .cell-info"), what="the cell's provenance")[0]
-    assert "Bar, tavern — CE" in info.text and "Stated by" in info.text and "2023-11-06" in info.text
+    assert "Bar, tavern — CE" in info.text and "Stated by" in info.text and "2023-12-06" in info.text
     assert "Source line" in info.text
     ARTIFACTS.mkdir(exist_ok=True)
     browser.save_screenshot(str(ARTIFACTS / "app-table-grid.png"))
@@ -447,7 +448,7 @@ def test_browser_decline_on_a_phone_names_what_is_not_loaded_and_the_coverage_pa
     try:
         browser.get(server)
         box = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#question textarea"), what="the question box")[0]
-        assert "4 documents dated 2023-11-06 to 2026-08-11" in browser.find_element(By.ID, "app-head").text
+        assert "4 documents dated 2023-12-06 to 2026-09-10" in browser.find_element(By.ID, "app-head").text
         box.send_keys("how do I appeal a decision?")
         box.send_keys(Keys.ENTER)
         why = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#chat .turn.latest .why"), what="the decline")[0]
@@ -618,7 +619,7 @@ def test_browser_as_of_an_earlier_day_and_what_an_ordinance_changed(server, brow
          if "changes=001" in a.get_attribute("href")).click()
     page = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#jump-view .changes-view[data-document='001']"),
                  what="the corrections ordinance's change page")[0]
-    assert page.find_element(By.TAG_NAME, "h2").text == "What Corrections and streamlining ordinance (2026-08-11) changed"
+    assert page.find_element(By.TAG_NAME, "h2").text == "What Corrections and streamlining ordinance (2026-09-10) changed"
     assert "Multifamily plex housing | NG: - (Ord. 939 (Santero Way and TOC districts)) -> P" in page.text
     _wait(lambda: "changes=001" in browser.current_url, what="the change page's URL in the address bar")
     _axe(browser, "change page")

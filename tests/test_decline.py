@@ -203,7 +203,7 @@ def test_a_bar_in_toc_before_ord_939_is_told_toc_did_not_exist(assistant):
     answer = assistant.ask("Was a bar allowed in TOC before Ord. 939?")
     assert answer.abstained
     assert answer.first_line.startswith("No sure answer: the TOC (Transit Oriented Community) district did not exist on "
-                                        "2025-12-08; Ord. 939")
+                                        "2026-02-11; Ord. 939")  # Ord. 939 took effect 2026-02-12
     assert "Not loaded" not in answer.answer and "do not answer" not in answer.first_line
 
 
