@@ -87,8 +87,29 @@ class Assistant:
         point = timepoint.asked_time(text, documents) if self.then_factory is not None else None
         if point is not None:
             return self._as_of(point, text, history)
+        by_number = self._by_number(text)
+        if by_number is not None:
+            return by_number
         answer = chooser.answer(text, history, self.resources)
         return families.whole_family(text, answer, self.tables, self.resources.read(text), self.corpus)
+
+    def _by_number(self, text: str) -> Answer | None:
+        """A question that is only a loaded section's number ("17.30.095", "§ 17.30.095", "what does section
+        17.30.095 say?") is that section, as the staff's section view gives it: a section just added by
+        ``ingest add`` has no question-bank unit yet, and the ranker, fitted before it, must not decline it."""
+        from .routes import section as section_route
+
+        named = BARE_SECTION.match(text)
+        if not named or self.corpus.section(named.group(1)) is None:
+            return None
+        res = self.resources
+        query = res.read(text)
+        if list(query.sections[:1]) != [named.group(1)] or query.subsection:
+            return None
+        found = [c for c in section_route.candidates(query, res) if c.answer_type == "section_text"]
+        if not found:
+            return None
+        return chooser.calibrated(query, chooser.interpreted(query, found[0].answer, res), res)
 
     def _changed(self, change: timepoint.ChangeAsked, text: str, history: Sequence) -> Answer:
         """Today's answer with what the named document changed in the cells it uses (or since when
@@ -188,6 +209,12 @@ class Assistant:
         """(table, row) of the permit-table rows a land-use phrase names, best first (the app's
         land-use finder; see routes.permit.resolve_uses)."""
         return permit.resolve_uses(self.resources, phrase, limit, floor)
+
+
+# Only a section's number, perhaps asking what it says: "17.30.095", "§ 17.30.095", "sec. 17.30.095",
+# "what does section 17.30.095 say?", "show me 17.30.095".
+BARE_SECTION = re.compile(r"^\s*(?:(?:what\s+does|what's\s+in|what\s+is\s+in|show\s+me|read|open)\s+)?(?:§+\s*|"
+                          r"(?:sec(?:tion)?\.?\s+))?(\d{1,2}\.\d{2,3}\.\d{2,4})\s*(?:say|says)?\s*[.?!]?\s*$", re.I)
 
 
 def proposed_lead(answer: Answer, documents: dict) -> Answer:
