@@ -283,6 +283,12 @@ def default_index_dir() -> Path:
     return value("index_dir") or _var_dir() / "index"
 
 
+def cache_key_file() -> Path:
+    """The key that vouches for the caches beside an index (assistant/derived.py): outside every index
+    folder, in ``var/keys`` of a checkout or the per-user cache folder, owner only."""
+    return _var_dir() / "keys" / "cache.key"
+
+
 def default_edge_path(index_dir: Path | None = None) -> Path:
     """Qdrant Edge's shards: ``COTATI_QDRANT_PATH``, else ``edge`` beside the index folder (not in it:
     a rebuild replaces the index folder whole, and a shard's writer lock must outlive that)."""

@@ -214,6 +214,14 @@ def _install_locked(path: Path, model: str | None, folder: Path, settings: dict[
         for name in (*store.DATA_FILES, TOKENIZER, *CACHES):
             shutil.copyfile(folder / name, tmp / name)
         manifest["installed"] = {"from": "index/prebuilt", "at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        # Each shipped file matched its sha256 in prebuilt.json (the code's, not the index folder's): the
+        # caches' entries are vouched for here under this installation's own key (caches.signed).
+        from .caches import signed
+
+        caches = manifest.get("caches")
+        if isinstance(caches, dict):
+            manifest["caches"] = {name: signed(entry) if isinstance(entry, dict) else entry
+                                  for name, entry in caches.items()}
         store._write_json(tmp / store.MANIFEST, manifest)  # last: a manifest means a complete index
         store.fsync_dir(tmp)
         store._swap_into_place(tmp, path)
