@@ -261,7 +261,12 @@ class Settings:
 def load(flags: Mapping[str, object] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
     """Every setting; ``flags`` (setting name -> value, None meaning not given) win over the environment."""
     flags = flags or {}
-    return Settings(**{f.name: value(f.name, flags.get(f.name), environ) for f in fields(Settings)})
+    found = Settings(**{f.name: value(f.name, flags.get(f.name), environ) for f in fields(Settings)})
+    carried = {f.name for f in fields(Settings)}
+    for setting in SETTINGS:  # every COTATI_* setting is checked here, those the record does not carry too
+        if setting.name not in carried:
+            value(setting.name, flags.get(setting.name), environ)
+    return found
 
 
 def check(flags: Mapping[str, object] | None = None, environ: Mapping[str, str] | None = None) -> str:

@@ -371,8 +371,8 @@ def add_document(path: str | Path, date: str, title: str, corpus_dir: str | Path
         with writer(corpus):  # the whole read-modify-write: a second add waits, or is told another is running
             return _add(source, suffix, date, title, corpus, kind, doc_id, short_title, status, effective, pending,
                         replaces)
-    except PermissionError as error:  # a read-only corpus folder: one line, not a traceback
-        raise IngestError(str(corpus), f"cannot write the corpus folder ({error.strerror or 'permission denied'}); "
+    except OSError as error:  # a read-only corpus folder, a full disk: one line, not a traceback
+        raise IngestError(str(corpus), f"cannot write the corpus folder ({error.strerror or error}); "
                                        "add to a writable copy or ask its owner") from None
 
 

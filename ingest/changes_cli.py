@@ -68,6 +68,9 @@ def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "diff":
+            from .integrity import check_corpus
+
+            check_corpus(args.corpus)  # a manifest the lock does not vouch for stops here, as everywhere
             diff = _diff(args)
             if args.json:
                 sys.stdout.write(json.dumps(diff.to_json(), ensure_ascii=False) + "\n")
