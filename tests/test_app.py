@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from corpus_copy import PROPOSED_000
+
 from app_process import app_process, free_port, http_get
 
 REPO = Path(__file__).resolve().parent.parent
@@ -30,18 +32,21 @@ START_TIMEOUT = 120
 CONTACT = "City of Cotati Planning Department, (707) 555-0100"
 
 # (question, the answer's first line as rendered, a section it must cite)
+# Leads of answers resting only on the 2023 telecommunications ordinance (000), a proposal, end with the note
+# saying so (issue 45): Tables 2-2 and 2-3 and Chapter 17.44 come from it alone.
+P000 = " " + PROPOSED_000
 KNOWN = [
-    ("Can I open a bar on East Cotati Avenue?", "**A use permit (UP) is required.**", "§ 17.22.020"),
-    ("Can I build an ADU in the NL zone?", "**Permitted (P); a zoning clearance is required.**", "§ 17.22.020"),
-    ("Can I open a gym in the CG district?", "**Permitted (P); a zoning clearance is required.**", "§ 17.22.020"),
+    ("Can I open a bar on East Cotati Avenue?", f"**A use permit (UP) is required.{P000}**", "§ 17.22.020"),
+    ("Can I build an ADU in the NL zone?", f"**Permitted (P); a zoning clearance is required.{P000}**", "§ 17.22.020"),
+    ("Can I open a gym in the CG district?", f"**Permitted (P); a zoning clearance is required.{P000}**", "§ 17.22.020"),
     ("Can I open a restaurant in the NG district?", "**Permitted (P); a zoning clearance is required.**", "§ 17.22.020"),
     ("Can I open a bar in the TOC district?", "**A use permit (UP) is required.**", "§ 17.22.020"),
-    ("Can I build an ADU in the NM zone?", "**Permitted (P); a zoning clearance is required.**", "§ 17.22.020"),
-    ("Can I open a bank in the CD district?", "**A use permit (UP) is required.**", "§ 17.22.020"),
-    ("Can I open a hotel in the CG district?", "**A use permit (UP) is required.**", "§ 17.22.020"),
-    ("Can I have a day care in RR?", "**Not allowed.**", "§ 17.22.020"),
-    ("17.44.065", "**§ 17.44.065 Limited Waiver to Avoid Prohibitions of Service**", "§ 17.44.065"),
-    ("17.44.050", "**§ 17.44.050 Limitations on location**", "§ 17.44.050"),
+    ("Can I build an ADU in the NM zone?", f"**Permitted (P); a zoning clearance is required.{P000}**", "§ 17.22.020"),
+    ("Can I open a bank in the CD district?", f"**A use permit (UP) is required.{P000}**", "§ 17.22.020"),
+    ("Can I open a hotel in the CG district?", f"**A use permit (UP) is required.{P000}**", "§ 17.22.020"),
+    ("Can I have a day care in RR?", f"**Not allowed.{P000}**", "§ 17.22.020"),
+    ("17.44.065", f"**§ 17.44.065 Limited Waiver to Avoid Prohibitions of Service ({PROPOSED_000[:-1]})**", "§ 17.44.065"),
+    ("17.44.050", f"**§ 17.44.050 Limitations on location ({PROPOSED_000[:-1]})**", "§ 17.44.050"),
     ("17.30.030", "**§ 17.30.030 Fences, walls, and screening**", "§ 17.30.030"),
     ("17.22.020", "**§ 17.22.020 Allowable land uses and planning permit requirements**", "§ 17.22.020"),
 ]
@@ -79,8 +84,7 @@ def client(server):
 def test_ask_api_answers_with_a_citation(client):
     markdown = client.predict("Can I open a bar on East Cotati Avenue?", api_name="/ask")
     lines = markdown.split("\n")
-    assert lines[0] == ("**A use permit (UP) is required. This rests only on a proposed ordinance, not shown adopted: "
-                        "Telecommunications facilities ordinance (000, effective 2023-12-06 at the earliest).**")
+    assert lines[0] == f"**A use permit (UP) is required.{P000}**"
     assert "- Bar, tavern in CE (Commercial - East Cotati Avenue Corridor): UP (Table 2-3, § 17.22.020)." in lines
     assert "**Citations**" in lines
     assert ("1. § 17.22.020 Allowable land uses and planning permit requirements, Table 2-3 — "
@@ -384,7 +388,7 @@ def test_browser_marks_an_answer_wrong_and_staff_find_it_in_the_log_then_in_dev(
     assert listed.returncode == 0, listed.stderr
     [entry] = [json.loads(line) for line in listed.stdout.splitlines()]
     assert (entry["question"], entry["mark"], entry["comment"], entry["route"]) == (question, "wrong", comment, "permit")
-    assert entry["answer"].split("\n")[0] == "A use permit (UP) is required." and entry["confidence"] is not None
+    assert entry["answer"].split("\n")[0] == f"A use permit (UP) is required.{P000}" and entry["confidence"] is not None
     assert "CG" in json.dumps(entry["interpretation"]) and re.fullmatch(r"\d{4}-\d\d-\d\dT[\d:]{8}Z", entry["time"])
 
     review = tmp_path / "review.jsonl"
