@@ -83,6 +83,9 @@ SETTINGS: tuple[Setting, ...] = (
             "deleted from the log (1 to 36500; only the app prunes, never `assistant log`)", low=1, high=36500),
     Setting("log_max_rows", "COTATI_LOG_MAX_ROWS", 1_000_000, int, "the question log keeps at most this many "
             "questions; the oldest go first, and the app's log says so", low=100, high=1_000_000_000),
+    Setting("shutdown_seconds", "COTATI_SHUTDOWN_SECONDS", 10.0, float, "on SIGTERM the app stops taking "
+            "requests and lets the answers in flight finish for at most this many seconds, then stops",
+            low=0.0, high=600.0),
     Setting("log_max_mb", "COTATI_LOG_MAX_MB", 512, int, "the question log's file is kept under this many megabytes "
             "(the oldest questions go first)", low=1, high=1_000_000),
     Setting("low_confidence", "COTATI_LOW_CONFIDENCE", 0.95, float, "`assistant log --unanswered` also lists answers "
@@ -235,6 +238,7 @@ class Settings:
     log_retention_days: int
     log_max_rows: int
     log_max_mb: int
+    shutdown_seconds: float
     low_confidence: float
     reader: bool
     embed_model: str

@@ -19,6 +19,8 @@
   than the event takes is 400 and one log line (gradio printed an 81-line traceback for each).
 - A failure after the response has begun (``/gradio_api/queue/data`` for an unknown session) is one log
   line, and the response is ended, not a traceback.
+- Once a SIGTERM came (``webapp.shutdown``), a new request is 503; the result of an event already
+  started is still served.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ SECURITY_HEADERS = (
 NO_FILES = b"This app takes no files."
 NOT_PUBLIC = b"Only /ask and /section are callable from outside this app."
 NOT_FOUND = b"Not found."
+STOPPING = b"The app is shutting down; please try again in a moment."
 BAD_CALL = b"The request is not an event this app takes."
 PUBLIC_CALLS = ("ask", "section")
 HIDDEN = ("openapi.json", "docs", "docs/oauth2-redirect", "redoc")
@@ -54,6 +57,25 @@ def _refused(path: str) -> bool:
         return False
     rest = path.rsplit("/gradio_api/", 1)[1].rstrip("/")
     return rest in CLOSED or rest.startswith(CLOSED_PREFIXES)
+
+
+def _stopping() -> bool:
+    from .shutdown import IN_FLIGHT
+
+    return IN_FLIGHT.stopping
+
+
+def _result_of_a_started_event(scope) -> bool:
+    """A client fetching what an event it started gives (the queue's stream, ``GET call/NAME/ID``): served
+    while the app stops, so the answers in flight reach their askers."""
+    path = scope.get("path", "")
+    if scope.get("method") != "GET":
+        return False
+    if path.rstrip("/").endswith(("/gradio_api/queue/data", "/gradio_api/heartbeat")):
+        return True
+    if "/gradio_api/call/" in path:
+        return "/" in path.rsplit("/gradio_api/call/", 1)[1].strip("/")
+    return False
 
 
 def _private_call(path: str) -> bool:
@@ -129,6 +151,8 @@ class NoFilesAndHeaders:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         path = scope.get("path", "")
+        if _stopping() and not _result_of_a_started_event(scope):
+            return await _plain(send, 503, STOPPING)
         if _refused(path):
             return await _plain(send, 403, NO_FILES)
         if _private_call(path):

@@ -173,6 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     engine.start_index()
     log.info("serving on http://%s:%s (Ctrl+C stops); answering to Host %s", args.host, args.port,
              ", ".join(args.settings.hosts))
+    from .shutdown import on_sigterm
+
+    on_sigterm(demo.close, args.settings.shutdown_seconds)  # finish the answers in flight, then stop
     try:
         launch(demo, args.host, args.port, args.concurrency, args.queue_size, banner=banner,
                allowed_hosts=args.settings.hosts, max_body=args.settings.max_request_bytes)

@@ -437,9 +437,12 @@ def safe_event(fn, what: str):
     def call(*args):
         import gradio as gr
 
+        from .shutdown import IN_FLIGHT
+
         args = tuple(clean_question(a) if isinstance(a, str) else a for a in args)
         try:
-            return fn(*args)
+            with IN_FLIGHT.one():  # a SIGTERM lets it finish (webapp/shutdown.py)
+                return fn(*args)
         except gr.Error:
             raise
         except Exception as error:  # noqa: BLE001 - one line for the operator, a plain message for the page
