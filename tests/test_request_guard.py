@@ -7,6 +7,7 @@ and fail in one line."""
 from __future__ import annotations
 
 import logging
+import time
 
 import pytest
 from starlette.applications import Starlette
@@ -136,3 +137,40 @@ def test_the_real_viewer_jump_and_finder_take_a_lone_surrogate():
     for value in (*jumped, found):
         if isinstance(value, str):
             value.encode("utf-8")
+
+
+def test_the_real_app_gives_no_traceback_for_the_issues_requests():
+    """Through `python app.py`: an unknown session's event stream twenty times, a malformed navigation
+    command, an empty ask, a call with too few inputs, a private event, the schema, a foreign Host."""
+    import json
+    import urllib.request
+
+    from app_process import app_process, http_get
+
+    def post(url, body):
+        request = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, response.read().decode("utf-8", "replace")
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode("utf-8", "replace")
+
+    with app_process(ready="serving on") as running:
+        url = running.url
+        for _ in range(20):
+            http_get(url + "gradio_api/queue/data?session_hash=zz1")
+        assert post(url + "gradio_api/queue/join", b'{"fn_index": 4, "data": ["{not json"]}')[0] == 400
+        assert post(url + "gradio_api/queue/join", b'{"fn_index": 9999, "data": []}')[0] == 400
+        assert post(url + "gradio_api/call/ask", json.dumps({"data": []}).encode())[0] == 400
+        assert post(url + "gradio_api/call/ask", json.dumps({"data": [""]}).encode())[0] == 200
+        for name in ("respond", "navigate", "jump", "find_use"):
+            assert post(url + f"gradio_api/call/{name}", json.dumps({"data": ["x", [], ""]}).encode())[0] == 403
+        status, _, headers = http_get(url + "openapi.json")
+        assert status == 404 and {k.lower(): v for k, v in headers.items()}.get("x-frame-options") == "DENY"
+        status, _, headers = http_get(url, headers={"Host": "evil.example"})
+        assert status == 400 and {k.lower(): v for k, v in headers.items()}.get("x-frame-options") == "DENY"
+        assert post(url + "gradio_api/call/section", json.dumps({"data": ["17.44.065"]}).encode())[0] == 200
+        time.sleep(1)
+        output = running.output()
+    assert "Traceback" not in output, output[-4000:]
+    assert output.count("queue/data failed") <= 20

@@ -70,3 +70,34 @@ def test_a_stopping_app_refuses_new_requests_but_serves_the_results_of_started_o
     assert client.get("/").status_code == 503
     assert client.get("/gradio_api/queue/data?session_hash=abc").status_code == 200
     assert client.get("/gradio_api/call/ask/event123").status_code == 200
+
+
+def test_sigterm_to_the_app_lets_eight_questions_in_flight_finish_and_log(tmp_path):
+    """Through the real entry point: eight /ask questions in flight, SIGTERM 0.5 s later."""
+    import signal
+    import sqlite3
+    from concurrent.futures import ThreadPoolExecutor
+
+    from gradio_client import Client
+
+    from app_process import app_process
+
+    questions = ["Can I open a bar on East Cotati Avenue?", "How tall can a fence be?", "What is a home occupation?",
+                 "Can I open a gym in the CG district?", "17.44.065", "How long is a use permit valid?",
+                 "Can I build an ADU in the NL zone?", "What is the capital of France?"]
+    with app_process({"COTATI_CONCURRENCY": "8"}) as running:
+        clients = [Client(running.url, verbose=False) for _ in questions]
+        jobs = [client.submit(question, api_name="/ask") for client, question in zip(clients, questions)]
+        time.sleep(0.5)
+        child = running.process
+        child.send_signal(signal.SIGTERM)
+        with ThreadPoolExecutor(8) as pool:
+            answers = list(pool.map(lambda job: job.result(timeout=60), jobs))
+        assert child.wait(timeout=30) == 0
+        output = running.output()
+        with sqlite3.connect(running.question_log) as db:
+            logged = db.execute("SELECT COUNT(*) FROM questions").fetchone()[0]
+    assert all(isinstance(a, str) and a.startswith("**") for a in answers), answers
+    assert logged == 8
+    lines = [line for line in output.splitlines() if "shutdown:" in line]
+    assert len(lines) == 1 and "finished" in lines[0] and "Traceback" not in output, output[-3000:]
