@@ -612,7 +612,7 @@ def test_browser_as_of_an_earlier_day_and_what_an_ordinance_changed(server, brow
     box.send_keys(Keys.DELETE)
     ask_as_of("2024-06-01")
     headline = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#chat .turn.latest .headline"), what="the answer")[0]
-    assert headline.text == "As of 2024-06-01: Not allowed."  # today: permitted (P), since Ord. 939
+    assert headline.text == f"As of 2024-06-01: Not allowed.{P000}"  # today: permitted (P), since Ord. 939
     valid = browser.find_element(By.CSS_SELECTOR, "#chat .turn.latest .valid-for").text
     assert valid.startswith("Valid for 2024-06-01: the law as it stood under Telecommunications facilities ordinance")
     assert all(not note.is_displayed() for note in browser.find_elements(By.ID, "as-of-note"))
