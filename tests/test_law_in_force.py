@@ -206,3 +206,22 @@ def test_a_section_just_added_is_answered_by_its_number(tmp_path, monkeypatch):
         assert not answer.abstained and answer.route == "section", (asked, answer.answer)
         assert "ten feet from a property line" in answer.answer and answer.citations[0].section == "17.30.095"
     assert built.ask("is a beehive allowed ten feet from my fence?").abstained  # not a number: the chooser decides
+
+
+def test_ingest_tables_leaves_a_pending_document_out_of_todays_cells(tmp_path):
+    """`python -m ingest tables` (today's law) does not give a pending document's cells; --as-of its day does."""
+    from corpus_copy import corpus_without
+
+    folder = corpus_without(tmp_path, "001")
+    add_document(CORPUS / "2026-08-11_ord-corrections-streamlining.txt", _days(20), "Corrections again", folder)
+
+    def plex_ng(*extra):
+        done = _ingest("tables", "--json", "--table", "2-4", "--district", "NG", "--corpus", str(folder), *extra)
+        assert done.returncode == 0, done.stderr
+        rows = [json.loads(line) for line in done.stdout.splitlines()]
+        return next(r["value"] for r in rows if r["row"].lower().startswith("multifamily plex")), done.stderr
+
+    today, said = plex_ng()
+    assert today == "-" and "pending" in said and said.count("\n") == 1
+    later, _ = plex_ng("--as-of", _days(60))
+    assert later == "P"
