@@ -83,6 +83,9 @@ SETTINGS: tuple[Setting, ...] = (
             "deleted from the log (1 to 36500; only the app prunes, never `assistant log`)", low=1, high=36500),
     Setting("log_max_rows", "COTATI_LOG_MAX_ROWS", 1_000_000, int, "the question log keeps at most this many "
             "questions; the oldest go first, and the app's log says so", low=100, high=1_000_000_000),
+    Setting("shutdown_seconds", "COTATI_SHUTDOWN_SECONDS", 10.0, float, "on SIGTERM the app stops taking "
+            "requests and lets the answers in flight finish for at most this many seconds, then stops",
+            low=0.0, high=600.0),
     Setting("log_max_mb", "COTATI_LOG_MAX_MB", 512, int, "the question log's file is kept under this many megabytes "
             "(the oldest questions go first)", low=1, high=1_000_000),
     Setting("low_confidence", "COTATI_LOW_CONFIDENCE", 0.95, float, "`assistant log --unanswered` also lists answers "
@@ -238,6 +241,7 @@ class Settings:
     log_retention_days: int
     log_max_rows: int
     log_max_mb: int
+    shutdown_seconds: float
     low_confidence: float
     reader: bool
     embed_model: str
@@ -264,7 +268,12 @@ class Settings:
 def load(flags: Mapping[str, object] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
     """Every setting; ``flags`` (setting name -> value, None meaning not given) win over the environment."""
     flags = flags or {}
-    return Settings(**{f.name: value(f.name, flags.get(f.name), environ) for f in fields(Settings)})
+    found = Settings(**{f.name: value(f.name, flags.get(f.name), environ) for f in fields(Settings)})
+    carried = {f.name for f in fields(Settings)}
+    for setting in SETTINGS:  # every COTATI_* setting is checked here, those the record does not carry too
+        if setting.name not in carried:
+            value(setting.name, flags.get(setting.name), environ)
+    return found
 
 
 def check(flags: Mapping[str, object] | None = None, environ: Mapping[str, str] | None = None) -> str:
@@ -284,6 +293,12 @@ def default_hosts(host: str) -> tuple[str, ...]:
 
 def default_index_dir() -> Path:
     return value("index_dir") or _var_dir() / "index"
+
+
+def cache_key_file() -> Path:
+    """The key that vouches for the caches beside an index (assistant/derived.py): outside every index
+    folder, in ``var/keys`` of a checkout or the per-user cache folder, owner only."""
+    return _var_dir() / "keys" / "cache.key"
 
 
 def default_edge_path(index_dir: Path | None = None) -> Path:

@@ -16,6 +16,13 @@ code's hash are recorded in the index manifest (``caches``), and a file the mani
 for (forged, damaged, from another corpus state or code) is derived again and rewritten. A folder
 without an index manifest, or one that cannot be written, only means deriving as before. A
 ``derived.pickle`` left by an older version is never read, and is removed.
+
+Nothing in the index folder vouches for itself (issue 45 item 4: a forger who rewrote ``derived.json``
+and put its new sha256 into the manifest beside it decided the law). The manifest's entry carries an
+HMAC-SHA256 of the file's sha256 and what it was made from, under a secret key kept outside the index
+folder (``settings.cache_key_file()``: created on first use, 0600 in a 0700 folder, readable only by
+the app's user). An entry whose HMAC does not verify is not used: the records are derived again. Where
+the key cannot be read or made, nothing is vouched for and the records are derived every time.
 """
 
 from __future__ import annotations
@@ -217,6 +224,12 @@ def expected(corpus_dir: Path, key: str | None = None) -> dict:
             "version": VERSION}
 
 
+def vouched(entry: dict | None) -> bool:
+    from index.caches import vouched as _vouched
+
+    return _vouched(entry)
+
+
 def load(folder: Path, key: str, want: dict | None = None) -> Derived | None:
     """The stored records when the index manifest vouches for the file beside it (its sha256, under
     this key, corpus lock and code) and it reads as this format; else None."""
@@ -225,6 +238,8 @@ def load(folder: Path, key: str, want: dict | None = None) -> Derived | None:
         if entry is None or entry.get("key") != key:
             return None
         if want is not None and any(entry.get(name) != value for name, value in want.items()):
+            return None
+        if not vouched(entry):  # the manifest sits in the same folder: only the key outside it vouches
             return None
         data = (folder / CACHE_FILE).read_bytes()
     except OSError:
@@ -239,6 +254,11 @@ def save(folder: Path, key: str, derived: Derived, want: dict | None = None) -> 
     key, the corpus lock, the code) in its manifest; silently nothing where that cannot be done.
     True when written."""
     if not (folder / MANIFEST).is_file():
+        return False
+    from index.caches import secret, signed
+
+    signing = secret()
+    if signing is None:  # nothing could vouch for the file: not written, derived every time
         return False
     try:
         data = to_bytes(key, derived)
@@ -256,8 +276,8 @@ def save(folder: Path, key: str, derived: Derived, want: dict | None = None) -> 
             os.replace(temp, folder / CACHE_FILE)
         finally:
             Path(temp).unlink(missing_ok=True)
-        return record_cache(folder, CACHE_FILE, {**(want or {"key": key}), "key": key,
-                                                 "sha256": hashlib.sha256(data).hexdigest()})
+        return record_cache(folder, CACHE_FILE, signed({**(want or {"key": key}), "key": key,
+                                                         "sha256": hashlib.sha256(data).hexdigest()}, signing))
     return False
 
 

@@ -63,7 +63,8 @@ ADDED_COLUMNS = (
 )
 MARKS = ("helpful", "wrong")
 MAX_COMMENT_CHARS = 1000
-PRUNE_EVERY = 3600.0  # seconds between retention sweeps while the log is open
+PRUNE_EVERY = 3600.0  # seconds between retention sweeps while the log is open (the caps hold at every write)
+WARN_EVERY = 60.0  # seconds between two warnings of the same kind (a write failing, the cap deleting)
 NOT_ABOUT_THE_CODE = ("unavailable",)  # the index was not ready: says nothing about what the code lacks
 SIMILAR = 80  # rapidfuzz token_set_ratio at or over which two questions are grouped
 
@@ -178,6 +179,11 @@ class QuestionLog:
         self.max_rows, self.max_bytes = max_rows, max_bytes
         self._lock = threading.Lock()
         self._pruned = 0.0
+        self._rows: int | None = None  # rows in the log, counted at the last cap check and kept as rows are written
+        self._failed_warned = None  # monotonic time of the last "not written" warning (None: none yet)
+        self._failed_quiet = 0  # writes that failed since that warning, not said
+        self._cap_warned = None  # monotonic time of the last "over its cap" warning
+        self._cap_quiet = 0  # rows the cap deleted since that warning, not said
         self._db = None
         try:
             self._db = self._connect()
@@ -208,6 +214,12 @@ class QuestionLog:
             raise LogError(f"{self.path}: cannot open the question log ({error})") from None
         db.execute("PRAGMA busy_timeout=5000")
         db.execute("PRAGMA journal_mode=WAL")
+        if not self.read_only:
+            # The write-ahead log counts against the byte cap: checkpoint it well before it could pass it
+            # (SQLite's default waits for 1,000 pages, 4 MB), and truncate it to a small size after.
+            pages = max(8, min(1000, self.max_bytes // 4096 // 8))
+            db.execute(f"PRAGMA wal_autocheckpoint={int(pages)}")
+            db.execute(f"PRAGMA journal_size_limit={int(max(64 * 1024, self.max_bytes // 8))}")
         return db
 
     def _migrate(self) -> None:
@@ -248,25 +260,55 @@ class QuestionLog:
             deleted = self._db.execute("DELETE FROM questions WHERE asked_at < ?", (cutoff,)).rowcount
             capped = self._cap()
         self._pruned = time.monotonic()
-        if capped:
-            log.warning("question log %s: over its cap (%d rows, %d MB); deleted the %d oldest questions",
-                        self.path, self.max_rows, self.max_bytes // 2**20, capped)
+        self._said_capped(capped)
         return deleted + capped
+
+    def _said_capped(self, capped: int) -> None:
+        """The "over its cap" warning: at once the first time, then at most once a minute with how many
+        rows went meanwhile (the cap holds as each row is written, one row at a time)."""
+        if not capped:
+            return
+        self._cap_quiet += capped
+        now = time.monotonic()
+        if self._cap_warned is not None and now - self._cap_warned < WARN_EVERY:
+            return
+        log.warning("question log %s: over its cap (%d rows, %d MB, its write-ahead log included); deleted the %d "
+                    "oldest questions", self.path, self.max_rows, self.max_bytes // 2**20, self._cap_quiet)
+        self._cap_warned, self._cap_quiet = now, 0
+
+    def _size(self) -> int:
+        """Bytes the log holds: its pages in use and its write-ahead log. Called with the lock held."""
+        pages, page_size, free = (self._db.execute(f"PRAGMA {name}").fetchone()[0]
+                                  for name in ("page_count", "page_size", "freelist_count"))
+        try:
+            wal = os.stat(f"{self.path}-wal").st_size
+        except OSError:
+            wal = 0
+        return (pages - free) * page_size + wal
 
     def _cap(self) -> int:
         """Delete the oldest rows over ``max_rows``, then (estimated by the average row size) over
-        ``max_bytes``; how many. Called with the lock held."""
+        ``max_bytes`` (the write-ahead log included); how many. Called with the lock held."""
         rows = self._db.execute("SELECT COUNT(*) FROM questions").fetchone()[0]
-        pages, page_size, free = (self._db.execute(f"PRAGMA {name}").fetchone()[0]
-                                  for name in ("page_count", "page_size", "freelist_count"))
-        used = (pages - free) * page_size
+        used = self._size()
         keep = min(rows, self.max_rows)
         if rows and used > self.max_bytes:
             keep = min(keep, int(rows * self.max_bytes * 0.9 / used))
         if keep >= rows:
+            self._rows = rows
             return 0
-        return self._db.execute("DELETE FROM questions WHERE id IN (SELECT id FROM questions ORDER BY asked_at, id "
-                                "LIMIT ?)", (rows - keep,)).rowcount
+        deleted = self._db.execute("DELETE FROM questions WHERE id IN (SELECT id FROM questions ORDER BY asked_at, id "
+                                   "LIMIT ?)", (rows - keep,)).rowcount
+        self._rows = rows - deleted
+        if used > self.max_bytes:
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the deleted rows' pages leave the WAL too
+        return deleted
+
+    def _over(self) -> bool:
+        """Whether the rows written since the last check pass a cap. Called with the lock held."""
+        if self._rows is None or self._rows > self.max_rows:
+            return True
+        return self._size() > self.max_bytes
 
     def record(self, answer, asked_at: datetime | None = None, corpus: str = "") -> int | None:
         """One row for an ``assistant.types.Answer``: its id in the log (what ``mark`` takes), or None
@@ -283,11 +325,28 @@ class QuestionLog:
             if time.monotonic() - self._pruned > PRUNE_EVERY:
                 self.prune()
             with self._lock:
-                return self._db.execute("INSERT INTO questions (asked_at, route, confidence, abstained, question, "
-                                        "answer, interpretation, corpus) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row).lastrowid
+                written = self._db.execute("INSERT INTO questions (asked_at, route, confidence, abstained, question, "
+                                           "answer, interpretation, corpus) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                           row).lastrowid
+                self._rows = None if self._rows is None else self._rows + 1
+                capped = self._cap() if self._over() else 0  # the caps hold as each row is written
+            self._said_capped(capped)
+            return written
         except (sqlite3.Error, OSError, ValueError) as error:  # a full disk, a locked file; never a failed answer
-            log.warning("question log %s not written: %s", self.path, error)
+            self._said_failed(error)
             return None
+
+    def _said_failed(self, error: Exception) -> None:
+        """A write that failed: a warning the first time, then at most once a minute, saying how many
+        failed meanwhile (a full disk warned once per question)."""
+        now = time.monotonic()
+        if self._failed_warned is not None and now - self._failed_warned < WARN_EVERY:
+            self._failed_quiet += 1
+            log.debug("question log %s not written: %s", self.path, error)
+            return
+        more = f" ({self._failed_quiet} more not written since the last warning)" if self._failed_quiet else ""
+        log.warning("question log %s not written: %s%s", self.path, error, more)
+        self._failed_warned, self._failed_quiet = now, 0
 
     def mark(self, entry_id: object, mark: object, comment: object = "", now: datetime | None = None) -> Entry:
         """Keep a resident's mark ("helpful" or "wrong") and optional comment on a logged answer (a later

@@ -50,6 +50,7 @@ class Corpus:
             self.latest[section.id] = section
         self._references = references
         self.printed_in_text = printed
+        self.loaded_documents = frozenset(s.document for s in self.sections)  # the documents whose law this is
 
     def references(self):
         """The cross-reference graph of the loaded text (``ingest.references.Graph``), built on first use."""
@@ -202,6 +203,10 @@ class Resources:
             found = searcher.search(text, k=k, mode="hybrid")
         except QueryError:
             return []
+        # The index holds every document; a passage of one not in force here (pending today, or later
+        # than an earlier day asked) is never quoted as this law.
+        loaded = self.corpus.loaded_documents
+        found = [hit for hit in found if getattr(hit.chunk, "document", "") in loaded or not getattr(hit.chunk, "document", "")]
         # The routes and the ranker ask one question's search at a few depths: those of the last question are kept.
         if last is None or any(kept[:2] != key[:2] for kept in last):
             last = {}

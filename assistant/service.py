@@ -24,6 +24,7 @@ from .standards import StandardsTables
 from .types import Answer
 from .validate import InvalidQuestion, check_question, normalise_input
 from .vocab import load_vocabulary
+from ingest.asof import is_proposed
 
 __all__ = ["Assistant", "Corpus", "PermitTables", "load_assistant"]
 
@@ -42,6 +43,7 @@ class Assistant:
         self._today: dict | None = None  # the as_of of today's answers, on first use
         self._diffs: dict = {}  # what each loaded document changed (ingest.changes.Diff), on first use
         self._named_by: dict = {}  # district symbol -> the document that first prints it (``_first_naming``)
+        self.every_section: tuple = ()  # every document's sections, pending ones too (load_assistant sets it)
 
     @property
     def searcher(self):
@@ -60,6 +62,7 @@ class Assistant:
         else:
             answer = decline.help_decline(text, self._about_time(text, history), self.resources)
             answer = answer if answer.as_of else replace(answer, as_of=self._valid_as_of())
+            answer = proposed_lead(answer, self.corpus.documents)
         elapsed = (time.perf_counter() - started) * 1000
         return Answer(**{**answer.__dict__, "timing_ms": elapsed})
 
@@ -84,8 +87,29 @@ class Assistant:
         point = timepoint.asked_time(text, documents) if self.then_factory is not None else None
         if point is not None:
             return self._as_of(point, text, history)
+        by_number = self._by_number(text)
+        if by_number is not None:
+            return by_number
         answer = chooser.answer(text, history, self.resources)
         return families.whole_family(text, answer, self.tables, self.resources.read(text), self.corpus)
+
+    def _by_number(self, text: str) -> Answer | None:
+        """A question that is only a loaded section's number ("17.30.095", "§ 17.30.095", "what does section
+        17.30.095 say?") is that section, as the staff's section view gives it: a section just added by
+        ``ingest add`` has no question-bank unit yet, and the ranker, fitted before it, must not decline it."""
+        from .routes import section as section_route
+
+        named = BARE_SECTION.match(text)
+        if not named or self.corpus.section(named.group(1)) is None:
+            return None
+        res = self.resources
+        query = res.read(text)
+        if list(query.sections[:1]) != [named.group(1)] or query.subsection:
+            return None
+        found = [c for c in section_route.candidates(query, res) if c.answer_type == "section_text"]
+        if not found:
+            return None
+        return chooser.calibrated(query, chooser.interpreted(query, found[0].answer, res), res)
 
     def _changed(self, change: timepoint.ChangeAsked, text: str, history: Sequence) -> Answer:
         """Today's answer with what the named document changed in the cells it uses (or since when
@@ -137,10 +161,12 @@ class Assistant:
         about today's law (a day on or after the newest document) answered as usual, without its time words."""
         from ingest.asof import in_force_json
 
+        from ingest.asof import today
+
         documents = list(self.corpus.documents.values())
         in_force = then.in_force_on(documents, point.date)
-        newest = max((d.date for d in documents if d.date), default="")
-        if in_force and in_force[-1].date >= newest:
+        # The day's law is today's when the same documents are in force on both days (a pending one is not).
+        if in_force and [d.id for d in in_force] == [d.id for d in then.in_force_on(documents, today())]:
             answer = chooser.answer(point.rest, history, self.resources)
             return replace(answer, question=text, as_of=in_force_json(documents, point.date))
         state = in_force[-1].date if in_force else point.date
@@ -176,13 +202,41 @@ class Assistant:
             return self.ask(question, history)
         started = time.perf_counter()
         answer = self._as_of(timepoint.TimePoint(day, f"as of {day}", text), text, history)
-        answer = decline.help_decline(text, answer, self.resources)
+        answer = proposed_lead(decline.help_decline(text, answer, self.resources), self.corpus.documents)
         return replace(answer, timing_ms=(time.perf_counter() - started) * 1000)
 
     def resolve_uses(self, phrase: str, limit: int = 12, floor: float = permit.FINDER_FLOOR) -> list[tuple[str, str]]:
         """(table, row) of the permit-table rows a land-use phrase names, best first (the app's
         land-use finder; see routes.permit.resolve_uses)."""
         return permit.resolve_uses(self.resources, phrase, limit, floor)
+
+
+# Only a section's number, perhaps asking what it says: "17.30.095", "§ 17.30.095", "sec. 17.30.095",
+# "what does section 17.30.095 say?", "show me 17.30.095".
+BARE_SECTION = re.compile(r"^\s*(?:(?:what\s+does|what's\s+in|what\s+is\s+in|show\s+me|read|open)\s+)?(?:§+\s*|"
+                          r"(?:sec(?:tion)?\.?\s+))?(\d{1,2}\.\d{2,3}\.\d{2,4})\s*(?:say|says)?\s*[.?!]?\s*$", re.I)
+
+
+def proposed_lead(answer: Answer, documents: dict) -> Answer:
+    """An answer that rests only on proposed documents (no adoption date in their text: 000) says so in its
+    lead, the first line: the sources list alone is not enough."""
+    if answer.abstained:
+        return answer
+    # The lead rests on the table cells it reads when it reads some, else on the passages it quotes.
+    used = {str(cell.get("document")) for cell in answer.lookups if isinstance(cell, dict) and cell.get("document")}
+    used = used or {c.document for c in answer.citations}
+    resting = [documents.get(d) for d in sorted(used)]
+    if not used or any(d is None or not is_proposed(d) for d in resting):
+        return answer
+    from ingest.asof import effective_words
+
+    names = "; ".join(f"{d.short_title or d.title} ({d.id}, {effective_words(d)})" for d in resting)
+    note = f"This rests only on a proposed ordinance, not shown adopted: {names}."
+    if note in answer.first_line:
+        return answer
+    first, _, rest = answer.answer.partition("\n")
+    first = f"{first} {note}" if first.rstrip().endswith((".", "?", "!")) else f"{first} ({note[:-1]})"
+    return replace(answer, answer=first + ("\n" + rest if rest else ""))
 
 
 def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path | None = None, progress=None,
@@ -193,6 +247,7 @@ def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path |
     ``reader``: rank provisions with the reader fitted on dev (data/reader.json); default from
     ``COTATI_READER`` (on by default; without the file there is no reader)."""
     from ingest import load_manifest
+    from ingest.asof import pending
     from ingest.manifest import default_corpus_dir
 
     from . import derived as derived_mod
@@ -212,8 +267,13 @@ def load_assistant(corpus_dir: str | Path | None = None, index_dir: str | Path |
     calibration = confidence_mod.load() if calibrated else confidence_mod.UNCALIBRATED
     fitted_reader = reader_mod.load() if settings.value("reader", reader) else None
     fitted_ranker = choose.load() if calibrated and settings.value("ranker") else None
-    built = _assistant(derived.sections, documents, as_of, open_searcher, calibration, fitted_reader,
-                       None if as_of else derived, fitted_ranker)
+    sections = derived.sections
+    waiting = set() if as_of else {d.id for d in pending(documents)}
+    if waiting:  # a document not yet in force today is pending: not today's law, though an earlier day's is read
+        sections = tuple(s for s in sections if s.document not in waiting)
+    built = _assistant(sections, documents, as_of, open_searcher, calibration, fitted_reader,
+                       None if as_of or waiting else derived, fitted_ranker)
+    built.every_section = tuple(derived.sections)
     return built if as_of else with_earlier_law(built)
 
 
@@ -243,7 +303,8 @@ def with_earlier_law(built: Assistant) -> Assistant:
     day from the same sections, sharing its index (the CLI's and the app's assistants alike)."""
     res = built.resources
     documents = list(built.corpus.documents.values())
-    built.then_factory = lambda day: _assistant(built.corpus.sections, documents, day, lambda: built.searcher,
+    sections = built.every_section or built.corpus.sections  # a pending document is law on a later day
+    built.then_factory = lambda day: _assistant(sections, documents, day, lambda: built.searcher,
                                                 res.calibration, res.reader, ranker=res.ranker)
     return built
 

@@ -50,8 +50,8 @@ def answer_then(point: TimePoint, history: Sequence, documents: Sequence, ask_th
 
 
 def not_yet(interpretation: dict, day: str, created: Callable[[str], object]) -> str:
-    """"No sure answer: the TOC (Transit Oriented Community) district did not exist on 2025-12-08; Ord. 939
-    (...) created it on 2025-12-09." for the first district the question names that no document then in
+    """"No sure answer: the TOC (Transit Oriented Community) district did not exist on 2026-02-11; Ord. 939
+    (...) created it, in force from 2026-02-12." for the first district the question names that no document then in
     force names; "" when every one existed."""
     for district in interpretation.get("districts") or ():
         symbol = district.get("symbol") if isinstance(district, dict) else str(district)
@@ -59,7 +59,7 @@ def not_yet(interpretation: dict, day: str, created: Callable[[str], object]) ->
         if document is not None and document.date > day:
             name = f" ({district['name']})" if isinstance(district, dict) and district.get("name") else ""
             return (f"No sure answer: the {symbol}{name} district did not exist on {day}; {_label(document)} created "
-                    f"it on {document.date}, so the law then in force says nothing about it.")
+                    f"it, in force from {document.date}, so the law then in force says nothing about it.")
     return ""
 
 

@@ -200,8 +200,9 @@ def _names_of(document) -> list[str]:
         # its title words in a run ("the santero way / TOC ordinance"), then up to three words more
         word = r"(?:" + "|".join(stems) + r")"
         names.append(rf"{word}(?:\s*(?:/|&|-|\band\b)?\s*{word})*(?:\s+\w+){{0,3}}?\s+ordinance\b")
-    if document.kind == "ordinance" and document.date:
-        names.append(rf"{document.date[:4]}(?:\s+\w+){{0,2}}?\s+ordinance\b")
+    known_by = getattr(document, "introduced", "") or document.date  # "the 2025 ordinance": the year it is dated
+    if document.kind == "ordinance" and known_by:
+        names.append(rf"{known_by[:4]}(?:\s+\w+){{0,2}}?\s+ordinance\b")
     return names
 
 

@@ -25,6 +25,13 @@ APN = re.compile(r"\b(\d{3}-\d{3}-\d{3})\b")
 WORD = re.compile(r"[a-z0-9][a-z0-9/&+'-]*")
 # Two-letter symbols that are also English words need capitals to count as districts.
 AMBIGUOUS_SYMBOLS = frozenset({"CA", "LP", "NG", "SW", "PF", "CD", "CE", "NM", "RR", "HC", "IG", "CI", "NU", "NL", "CG"})
+# Lower case, a symbol counts where the question puts a district there: "a bar in ce?", "zoned nl", "in the
+# toc or sw" (the place a district is named, then the end, a comma or another district); never "in ca",
+# which is California (issue 45).
+LOWER_PLACE = r"(?:\b(?:in|into|within|zoned|at)\s+(?:the\s+|a\s+|an\s+|my\s+)?)"
+LOWER_END = r"(?=\s*(?:[?.!,;:)]|$|\b(?:and|or|zones?|districts?|zoning|areas?)\b))"
+LOWER_ALSO = r"(?:\s*(?:,|\band\b|\bor\b|/)\s*(?:the\s+)?[a-z]{2,4})*"
+NOT_LOWER = frozenset({"CA"})
 
 
 def understand(question: str, vocabulary: Vocabulary, known_words: Iterable[str] | None = None,
@@ -164,6 +171,17 @@ def _singular(word: str) -> str:
     return word[:-1]
 
 
+def _lower_placed(question: str, symbol: str) -> int | None:
+    """Where a lower-case symbol stands as a district ("in ce?", "zoned nl", "in lp or ce"): its position in
+    the question, else None."""
+    text = question.lower()
+    for match in re.finditer(LOWER_PLACE + r"((?:[a-z]{2,4}" + LOWER_ALSO + r"))" + LOWER_END, text):
+        names = re.findall(r"[a-z]{2,4}", match.group(1))
+        if symbol in names:
+            return match.start(1) + match.group(1).find(symbol)
+    return None
+
+
 def _districts(question: str, normalized: str, vocabulary: Vocabulary) -> tuple[tuple[str, ...], tuple[str, ...]]:
     found: list[tuple[int, str, str]] = []  # (position, symbol, words)
     for district in vocabulary.districts:
@@ -178,6 +196,10 @@ def _districts(question: str, normalized: str, vocabulary: Vocabulary) -> tuple[
             continue
         if lower_symbol:
             found.append((lower_symbol.start(), district.symbol, district.symbol.lower()))
+            continue
+        placed = None if district.symbol in NOT_LOWER else _lower_placed(question, district.symbol.lower())
+        if placed is not None:
+            found.append((placed, district.symbol, district.symbol.lower()))
             continue
         for phrase in sorted((district.name.lower(), *district.aliases, *district.places), key=len, reverse=True):
             if _contains(normalized, phrase.lower()):

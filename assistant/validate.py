@@ -15,9 +15,17 @@ CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # tab, LF and CR
 
 SURROGATE = re.compile(r"[\ud800-\udfff]")
 REPLACEMENT = "\ufffd"
-# Invisible in a word and never meant: soft hyphen, zero-width space / non-joiner / joiner, word joiner,
-# byte-order mark, Mongolian vowel separator. Removed ("b\u200bar" is "bar").
-INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200d\u2060\ufeff]")
+# Invisible in a word and never meant: every Unicode format character (category Cf: soft hyphen, zero-width
+# space / non-joiner / joiner, word joiner, invisible separator U+2063, bidi controls, byte-order mark,
+# Mongolian vowel separator, tag characters U+E0020-E007F), the combining grapheme joiner U+034F, the
+# variation selectors (U+FE0F) and the blank fillers that look like nothing (Hangul fillers U+115F, U+1160,
+# U+3164, U+FFA0; Braille blank U+2800). Removed once, here ("b\u2063ar" is "bar"; issue 45).
+INVISIBLE = re.compile(
+    "[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
+    "\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"  # the format characters (Cf)
+    "\u034f\u180b-\u180d\u180f\ufe00-\ufe0f\U000e0100-\U000e01ef"  # joiner and variation selectors
+    "\u115f\u1160\u3164\uffa0\u2800]")  # blank fillers
 # Shown escaped, never printed raw: controls, and the codes that reorder text on a terminal or page.
 UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -36,7 +44,8 @@ def clean_question(text: object) -> str:
     """A question as every path answers it (the CLI, the web page, the API): ``normalise_input``, then
     invisible characters removed (``INVISIBLE``: soft hyphen, zero-width codes) and compatibility forms
     folded by NFKC (full-width "ＣＥ" is "CE", a ligature its letters). Whitespace is left as it is."""
-    return unicodedata.normalize("NFKC", INVISIBLE.sub("", normalise_input(text)))
+    # again after NFKC: it maps some compatibility forms onto fillers (U+FFA0 -> U+1160)
+    return INVISIBLE.sub("", unicodedata.normalize("NFKC", INVISIBLE.sub("", normalise_input(text))))
 
 
 def escape_for_terminal(text: str) -> str:

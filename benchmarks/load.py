@@ -1,6 +1,10 @@
 """Load against a local app (issue 37): N clients for T seconds (or R requests in all), each asking
-the public ``/ask`` API in turn; prints answered / refused (the queue's 503 and "Queue is full") /
-errors, p50 and p95 latency and the server's RSS before and after.
+the public ``/ask`` API in turn; prints answered / declined (the assistant gave no answer: "No sure
+answer", not covered, not in these documents) / refused (the queue's 503 and "Queue is full") / errors,
+p50 and p95 latency and the server's RSS before and after. A decline is told by the answer's first
+line (``declined``); when this tool started the app it also counts the app's question log, which
+records each answer and whether it declined, and prints both (issue 45: declines were counted as
+answered).
 
     python benchmarks/load.py --clients 150 --seconds 60          # starts app.py on a free port
     python benchmarks/load.py --requests 5000 --clients 8         # a soak
@@ -52,8 +56,23 @@ def _children(pid: int) -> list[int]:
     return found + [g for c in found for g in _children(c)]
 
 
+# How the assistant's declines begin (assistant/compose.py, assistant/routes, assistant/validate.py): what
+# the /ask API's Markdown leads with, in bold, when no answer is given.
+DECLINE_LEADS = ("No sure answer", "The Cotati code documents in this corpus do not answer",
+                 "The Cotati land use documents in this corpus do not answer", "This assistant answers questions",
+                 "Please type a question", "The question ", "Out of scope",
+                 "This question needs the search index")  # the index not ready: no answer either
+DECLINE_INSIDE = (" is not in these documents",)
+
+
+def declined(markdown: str) -> bool:
+    """Whether an /ask answer (its Markdown) is a decline, by its bold first line."""
+    first = markdown.strip().split("\n", 1)[0].strip().strip("*").replace("\\", "")
+    return first.startswith(DECLINE_LEADS) or any(part in first for part in DECLINE_INSIDE)
+
+
 def ask(url: str, question: str, timeout: float) -> tuple[str, float]:
-    """('answered' | 'refused' | 'error', seconds) for one /ask call."""
+    """('answered' | 'declined' | 'refused' | 'error', seconds) for one /ask call."""
     started = time.perf_counter()
     try:
         request = urllib.request.Request(url + "gradio_api/call/ask", data=json.dumps({"data": [question]}).encode(),
@@ -67,12 +86,17 @@ def ask(url: str, question: str, timeout: float) -> tuple[str, float]:
     except (OSError, ValueError, KeyError):
         return "error", time.perf_counter() - started
     if "event: complete" in body:
-        return "answered", time.perf_counter() - started
+        data = body.split("event: complete", 1)[1].split("data:", 1)[-1].split("\n", 1)[0]
+        try:
+            markdown = json.loads(data)[0]
+        except (ValueError, IndexError, TypeError):
+            return "error", time.perf_counter() - started
+        return ("declined" if declined(str(markdown)) else "answered"), time.perf_counter() - started
     return ("refused" if "Queue is full" in body else "error"), time.perf_counter() - started
 
 
 def run(url: str, clients: int, seconds: float, requests: int, timeout: float) -> dict:
-    counts = {"answered": 0, "refused": 0, "error": 0}
+    counts = {"answered": 0, "declined": 0, "refused": 0, "error": 0}
     times: list[float] = []
     lock = threading.Lock()
     deadline = time.monotonic() + seconds if seconds else float("inf")
@@ -89,7 +113,7 @@ def run(url: str, clients: int, seconds: float, requests: int, timeout: float) -
             n += 1
             with lock:
                 counts[outcome] += 1
-                if outcome == "answered":
+                if outcome in ("answered", "declined"):
                     times.append(took)
 
     threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(clients)]
@@ -142,13 +166,31 @@ def main() -> int:
             child.terminate()
             child.wait(30)
     result.update({"clients": args.clients, "rss_before_mb": before and round(before), "rss_after_mb": after and round(after)})
+    if child is not None:
+        result["question_log"] = logged(folder / "q.sqlite3")
     if args.json:
         print(json.dumps(result))
     else:
-        print(f"answered {result['answered']}, refused {result['refused']}, errors {result['error']}; "
-              f"p50 {result['p50_ms']} ms, p95 {result['p95_ms']} ms; RSS {result['rss_before_mb']} -> "
-              f"{result['rss_after_mb']} MB ({args.clients} clients)")
+        log_line = ""
+        if result.get("question_log"):
+            log_line = (f"; the app's question log: {result['question_log']['answered']} answered, "
+                        f"{result['question_log']['declined']} declined")
+        print(f"answered {result['answered']}, declined {result['declined']}, refused {result['refused']}, "
+              f"errors {result['error']}; p50 {result['p50_ms']} ms, p95 {result['p95_ms']} ms; RSS "
+              f"{result['rss_before_mb']} -> {result['rss_after_mb']} MB ({args.clients} clients){log_line}")
     return 0 if result["error"] == 0 else 1
+
+
+def logged(path: Path) -> dict | None:
+    """{answered, declined} as the app's question log recorded them; None without a readable log."""
+    import sqlite3
+
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            rows = dict(db.execute("SELECT abstained, COUNT(*) FROM questions GROUP BY abstained").fetchall())
+    except sqlite3.Error:
+        return None
+    return {"answered": rows.get(0, 0), "declined": rows.get(1, 0)}
 
 
 if __name__ == "__main__":

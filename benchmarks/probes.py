@@ -1,4 +1,4 @@
-"""The reliability probe catalogue of issues 26 and 37: each probe is a set of hermetic tests that
+"""The reliability probe catalogue of issues 26, 37 and 45: each probe is a set of hermetic tests that
 reproduces one failure; run them and print held/failed per probe (``python benchmarks/probes.py [-k
 WORD]``). Probes that already held before issue 26 (document damage, bad PDFs, index damage, hostile
 questions, ports) are the tests named in the last list."""
@@ -63,6 +63,45 @@ ISSUE_37: tuple[tuple[str, list[str]], ...] = (
                                                            "tests/test_web_input.py::test_the_web_engine_answers_odd_characters_as_the_plain_question",
                                                            "tests/test_web_surface.py::test_a_request_gradio_fails_on_is_one_log_line"]),
 )
+# Issue 45 (the law in force, one copy of each text, a cache nobody can forge), numbered as the issue
+# numbers its failures.
+LAW = "tests/test_law_in_force.py::"
+ISSUE_45: tuple[tuple[str, list[str]], ...] = (
+    ("45.1 a document dated in the future is today's law",
+     [LAW + "test_a_date_more_than_a_year_ahead_is_refused_unless_added_as_pending",
+      LAW + "test_a_pending_document_is_not_todays_law_but_is_the_law_from_its_day",
+      LAW + "test_ingest_tables_leaves_a_pending_document_out_of_todays_cells"]),
+    ("45.2 dates are hearing dates, not the days law takes effect",
+     [LAW + "test_each_document_takes_effect_on_the_day_its_text_gives_with_the_basis",
+      LAW + "test_the_day_a_new_document_takes_effect_is_read_from_its_text",
+      LAW + "test_add_says_which_date_it_took_as_effective_and_effective_sets_it",
+      LAW + "test_as_of_a_day_before_the_corrections_take_effect_is_the_law_without_them",
+      "tests/test_tables_asof.py::test_documents_take_effect_on_their_effective_date"]),
+    ("45.2b an answer resting on a proposal does not say so in its lead",
+     [LAW + "test_an_answer_resting_only_on_the_proposed_ordinance_says_so_in_its_lead"]),
+    ("45.3 the same text added again silently changes the law",
+     [LAW + "test_a_restated_copy_of_a_loaded_document_is_refused_naming_it",
+      LAW + "test_the_same_text_as_a_pdf_is_refused_too",
+      LAW + "test_a_document_that_amends_some_sections_is_not_a_restatement"]),
+    ("45.4 the derived cache forged with the manifest beside it; a pickle",
+     ["tests/test_derived.py::test_a_cell_forged_with_the_manifest_beside_it_is_not_served",
+      "tests/test_derived.py::test_the_key_is_outside_the_index_folder_and_owner_only",
+      "tests/test_derived.py::test_a_key_others_can_read_vouches_for_nothing_and_no_key_derives_every_time",
+      "tests/test_derived.py::test_no_pickle_anywhere_in_the_project",
+      "tests/test_cross_reader.py::test_the_cases_file_is_json_read_back_as_written_and_never_a_pickle"]),
+    ("45.5 a section just added is declined by its number", [LAW + "test_a_section_just_added_is_answered_by_its_number"]),
+    ("45.6 tracebacks on request", ["tests/test_request_guard.py"]),
+    ("45.7 the question log's caps checked once an hour",
+     ["tests/test_log_reliability.py::test_the_caps_hold_as_rows_are_written_wal_included",
+      "tests/test_log_reliability.py::test_the_log_keeps_at_most_its_cap_and_says_so",
+      "tests/test_log_reliability.py::test_a_failing_write_warns_once_then_at_most_once_a_minute"]),
+    ("45.8 SIGTERM drops answers", ["tests/test_shutdown.py"]),
+    ("45.9 one line everywhere (read-only corpus, COTATI_RANKER, ingest diff, python -m eval)",
+     ["tests/test_readonly_corpus.py", "tests/test_settings_checked.py", "tests/test_manifest_law.py::"
+      "test_a_changed_kind_stops_every_entry_point"]),
+    ("45.10 odd characters and lower-case district symbols", ["tests/test_web_input.py"]),
+    ("45.11 load.py counts declines as answered", ["tests/test_load_tool.py"]),
+)
 HELD_BEFORE: tuple[tuple[str, list[str]], ...] = (
     ("document damage (missing, not UTF-8, changed)", ["tests/test_corpus_integrity.py", "-m", "not slow"]),
     ("bad PDFs (encrypted, bombs, not a PDF)", ["tests/test_readers.py", "tests/test_pdf_encryption.py"]),
@@ -83,9 +122,10 @@ def run(name: str, targets: list[str]) -> bool:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-k", default="", help="only probes whose name holds this word")
-    parser.add_argument("--new-only", action="store_true", help="only issues 26's and 37's, not those that held before")
+    parser.add_argument("--new-only", action="store_true",
+                        help="only issues 26's, 37's and 45's, not those that held before")
     args = parser.parse_args()
-    probes = PROBES + ISSUE_37 + (() if args.new_only else HELD_BEFORE)
+    probes = PROBES + ISSUE_37 + ISSUE_45 + (() if args.new_only else HELD_BEFORE)
     results = [run(name, targets) for name, targets in probes if args.k.lower() in name.lower()]
     print(f"{sum(results)} of {len(results)} probes held")
     return 0 if all(results) else 1

@@ -109,7 +109,29 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--no-answers with --no-retrieval leaves nothing to evaluate")
     if (args.answers or args.gold) and args.set == "all":
         parser.error("--answers and --gold score one set: choose it with --set dev or --set test")
+    problem = _corpus_problem()
+    if problem:
+        _say(problem)
+        return 1
     return _guarded(args, _run)
+
+
+def _corpus_problem() -> str:
+    """The one line every entry point stops on: a bad setting, or a corpus (manifest, lock, documents) the
+    lock does not vouch for; "" when all is well."""
+    import settings
+
+    from ingest import IngestError
+    from ingest.integrity import check_corpus
+
+    problem = settings.check()
+    if problem:
+        return problem
+    try:
+        check_corpus()
+    except IngestError as error:
+        return f"error: {error}"
+    return ""
 
 
 def _leaks(argv: list[str]) -> int:

@@ -463,29 +463,42 @@ def _stacked(items, folds, shorts, logits) -> dict:
 
 
 def _load_items(path: Path | None) -> tuple[list[Item], list]:
-    """The dev items and the corpus provisions, from ``path`` when it holds them (a pickle this
-    command wrote), else read (minutes: one search per dev question) and kept there."""
-    import pickle
+    """The dev items and the corpus provisions, from ``path`` when it holds them (a JSON file this
+    command wrote: records rebuilt by class name, as ``assistant.derived`` reads its file; never a
+    pickle, which could run code), else read (minutes: one search per dev question) and kept there."""
+    from assistant.derived import FormatError, encode, rebuild, record_types
 
+    from .reader_fit import Case
+
+    types = {**record_types(), "Case": Case}
     if path is not None and path.is_file():
-        with path.open("rb") as f:
-            rows, provisions = pickle.load(f)
-        return [Item(*row) for row in rows], provisions
+        try:
+            body = json.loads(path.read_text(encoding="utf-8"), object_hook=rebuild(types))
+            rows, provisions = body["rows"], body["provisions"]
+            items = [Item(question, Case(c.item, c.group, [list(v) for v in c.vectors], list(c.answers), list(c.hand)),
+                          list(texts)) for question, c, texts in rows]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, FormatError) as error:
+            raise SystemExit(f"error: {path}: not a --cases file this command wrote ({type(error).__name__}); "
+                             "remove it to read the dev items again") from None
+        return items, list(provisions)
     from assistant import load_assistant
 
     res = load_assistant(calibrated=False, reader=False).resources
     found = (items_of(res, lambda d, t: print(f"\rdev questions: {d}/{t}", end="" if d < t else "\n",
                                               file=sys.stderr, flush=True)), list(res.provisions()))
-    if path is not None:  # plain tuples: the file reads back whether this module runs as __main__ or not
-        with path.open("wb") as f:
-            pickle.dump(([(i.question, i.case, i.texts) for i in found[0]], found[1]), f)
+    if path is not None:
+        names = {cls: name for name, cls in types.items()}
+        rows = tuple((i.question, Case(i.case.item, i.case.group, tuple(tuple(v) for v in i.case.vectors),
+                                       tuple(i.case.answers), tuple(i.case.hand)), tuple(i.texts)) for i in found[0])
+        path.write_text(json.dumps({"rows": encode(rows, names), "provisions": encode(tuple(found[1]), names)}),
+                        encoding="utf-8")
     return found
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m eval.cross_reader", description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=("speed", "cv"))
-    parser.add_argument("--cases", type=Path, help="pickle of the dev items (read if present, else written)")
+    parser.add_argument("--cases", type=Path, help="JSON file of the dev items (read if present, else written)")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     defaults = Settings()
     for name, value in defaults.__dict__.items():

@@ -6,6 +6,9 @@ reader, and ``index build`` never carries it into a new index."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
+import json
 import os
 import zipfile
 import zlib
@@ -172,3 +175,59 @@ def record_cache(folder: Path, name: str, entry: dict) -> bool:
     except OSError:
         return False
     return True
+
+
+# -- entries vouched for by a key outside the index folder (issue 45) ----------------------------------
+# The manifest sits in the same folder as the caches it describes: a sha256 there vouches for nothing
+# against someone who can write the folder. An entry carries an HMAC under a key kept elsewhere.
+KEY_BYTES = 32
+
+
+def secret() -> bytes | None:
+    """The key that vouches for cache entries, kept outside every index folder (made on first use, owner
+    only); None when it cannot be read or made."""
+    import settings
+
+    path = Path(settings.cache_key_file())
+    try:
+        if path.stat().st_mode & 0o077:  # readable or writable by others: it vouches for nothing
+            return None
+        data = path.read_bytes()
+    except FileNotFoundError:
+        try:
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(os.urandom(KEY_BYTES))
+                f.flush()
+                os.fsync(f.fileno())
+        except FileExistsError:  # another process made it first
+            pass
+        except OSError:
+            return None
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+    except OSError:
+        return None
+    return data if len(data) == KEY_BYTES else None
+
+
+def mac(entry: dict, key: bytes) -> str:
+    """HMAC-SHA256 of a cache entry's fields (all but ``mac``), under the key outside the index folder."""
+    body = json.dumps({k: v for k, v in entry.items() if k != "mac"}, sort_keys=True, separators=(",", ":"))
+    return hmac.new(key, body.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def vouched(entry: dict | None) -> bool:
+    """True when the entry's HMAC verifies under the key kept outside the index folder."""
+    key = secret()
+    return bool(entry and key and isinstance(entry.get("mac"), str) and hmac.compare_digest(entry["mac"], mac(entry, key)))
+
+
+def signed(entry: dict, key: bytes | None = None) -> dict:
+    """``entry`` with its HMAC under the key outside the index folder (without ``mac`` when there is no key)."""
+    key = key if key is not None else secret()
+    bare = {k: v for k, v in entry.items() if k != "mac"}
+    return {**bare, "mac": mac(bare, key)} if key else bare

@@ -126,9 +126,11 @@ def read_manifest(path: Path) -> dict[str, Any]:
 
 
 def check_index(
-    path: Path, settings: dict[str, Any], *, fingerprint: str = "", expected_corpus_hash: str = ""
+    path: Path, settings: dict[str, Any], *, fingerprint: str = "", expected_corpus_hash: str = "", vouch: bool = True
 ) -> Check:
-    """Is the index at ``path`` complete, undamaged and built from these settings and this corpus?"""
+    """Is the index at ``path`` complete, undamaged, built from these settings and this corpus, and its
+    manifest vouched for by this installation's key (``vouch=False``: the shipped prebuilt folder, whose
+    files are checked against ``prebuilt.json`` instead)?"""
     if not path.is_dir():
         return Check(False, "missing: no index directory")
     try:
@@ -154,7 +156,42 @@ def check_index(
             return Check(False, f"damaged: {name} missing")
         if files.get(name) != _sha256(f):
             return Check(False, f"damaged: {name} checksum mismatch")
+    if vouch and not manifest_vouched(manifest):
+        return Check(False, "damaged: manifest.json is not vouched for by this installation's key (edited, or "
+                            "built elsewhere)")
     return Check(True, "", manifest)
+
+
+# The manifest sits in the index folder beside the files whose sha256 it records: on its own it vouches for
+# nothing against someone who can write the folder (issue 45). It carries an HMAC of everything but its
+# caches (each cache entry carries its own) under the key kept outside every index folder (index.caches).
+UNSIGNED = ("mac", "caches", "installed")
+
+
+def _signed_body(manifest: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in manifest.items() if k not in UNSIGNED}
+
+
+def sign_manifest(manifest: dict[str, Any]) -> dict[str, Any]:
+    """``manifest`` with its HMAC under this installation's key (unchanged without a key)."""
+    from .caches import mac, secret
+
+    key = secret()
+    return {**manifest, "mac": mac(_signed_body(manifest), key)} if key else dict(manifest)
+
+
+def manifest_vouched(manifest: dict[str, Any]) -> bool:
+    """True when the manifest's HMAC verifies under this installation's key; also True where there is no
+    key to check it with (then nothing is vouched for, and a rebuild on every start would be no remedy)."""
+    import hmac as _hmac
+
+    from .caches import mac, secret
+
+    key = secret()
+    if key is None:
+        return True
+    found = manifest.get("mac")
+    return isinstance(found, str) and _hmac.compare_digest(found, mac(_signed_body(manifest), key))
 
 
 @dataclass(frozen=True)
@@ -341,6 +378,7 @@ def _build(path: Path, corpus: CorpusInput, encoder: dense.Encoder, settings: di
                 "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                 "build_seconds": round(time.perf_counter() - t0, 3),
             }
+            manifest = sign_manifest(manifest)
             _write_json(tmp / MANIFEST, manifest)  # written last: a manifest means a complete index
             fsync_dir(tmp)
             _swap_into_place(tmp, path)

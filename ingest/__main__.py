@@ -78,6 +78,11 @@ def _checksum(argv: list[str]) -> int:
     except IngestError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
+    except OSError as error:  # a read-only corpus folder, a full disk: one line, not a traceback
+        where = error.filename or args.corpus or "the corpus folder"
+        print(f"error: {where}: cannot write the corpus folder ({error.strerror or error}); sign a writable copy or "
+              "ask its owner", file=sys.stderr)
+        return 1
     for doc_id, old, new in changed:
         print(f"{doc_id}: sha256 {old[:12] or '(none)'} -> {new[:12]}")
     for line in signed:

@@ -13,12 +13,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .asof import check_date
 from .manifest import KINDS, MANIFEST_NAME, default_corpus_dir, load_manifest
-from .types import DocumentInfo
+from .types import DocumentInfo, IngestError
 
 NEW_ID = "new"
 SUFFIXES = (".txt", ".pdf")
@@ -97,17 +97,21 @@ def new_document(path: str | Path, date: str, title: str = "", doc_id: str = NEW
 
 
 def diff_document(path: str | Path, date: str, corpus_dir: str | Path | None = None, title: str = "",
-                  kind: str = "ordinance") -> Diff:
-    """What adding ``path`` (dated ``date``) to the corpus would change. Raises IngestError when the
-    file cannot be read, ValueError for a malformed date."""
+                  kind: str = "ordinance", effective: str = "") -> Diff:
+    """What adding ``path`` (dated ``date``) to the corpus would change, placed at the day it takes
+    effect as ``ingest add`` would take it (``effective_date``). Raises IngestError when the file
+    cannot be read, ValueError for a malformed date."""
     from . import ingest_documents
+    from .readers import read_document
     from .tables import build_tables
-    
+
     corpus = Path(corpus_dir) if corpus_dir else default_corpus_dir()
     documents = load_manifest(corpus)
     taken = {doc.id for doc in documents}
     doc_id = NEW_ID if NEW_ID not in taken else f"{NEW_ID}-{len(taken)}"
     document = new_document(path, date, title, doc_id, kind)
+    text = "\n".join(page.text for page in read_document(str(path)))
+    document = replace(document, date=effective_date(text, document.date, effective).date)
     before = ingest_documents(documents)
     after = ingest_documents(list(documents) + [document])
     failed = [e for e in after.errors if e.path == str(document.path)]
@@ -246,32 +250,136 @@ def format_diff(diff: Diff) -> str:
     return "\n".join(out) + "\n"
 
 
+# ---- the day a new document takes effect ----------------------------------------------------------
+
+# "This ordinance shall take effect thirty (30) days after its adoption" (001 Section 19, 002 Section 25)
+TAKES_EFFECT = re.compile(r"\btake[s]?\s+effect\s+(?P<words>[a-z-]+)?\s*(?:\((?P<digits>\d{1,3})\)\s*|(?P<bare>\d{1,3})\s+)?"
+                          r"days\s+(?:after|following|from)\s+(?:its|the\s+date\s+of\s+its|the)\s+(?:final\s+)?"
+                          r"(?:adoption|passage)", re.I)
+_NUMBER_WORDS = {"ten": 10, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40, "forty-five": 45, "sixty": 60,
+                 "ninety": 90}
+FAR_AHEAD_DAYS = 365  # a date further ahead than this is refused unless the document is added as pending
+
+
+@dataclass(frozen=True)
+class Effective:
+    date: str  # the day it takes effect
+    basis: str  # why: what the text says, or that it was given
+
+
+def effective_date(text: str, date: str, effective: str = "") -> Effective:
+    """The day a document dated ``date`` (its adoption) takes effect: ``effective`` when given, else
+    ``date`` plus the days its text says it takes effect after adoption, else ``date``."""
+    import datetime as _dt
+
+    if effective:
+        effective = check_date(effective, "--effective")
+        if effective < date:
+            raise ValueError(f"--effective {effective}: before its --date {date}")
+        return Effective(effective, f"takes effect {effective}, as given to `python -m ingest add --effective` "
+                                    f"(dated {date})")
+    said = TAKES_EFFECT.search(" ".join((text or "").split()))
+    days = None
+    if said:
+        days = int(said.group("digits") or said.group("bare") or 0) or _NUMBER_WORDS.get((said.group("words") or "").lower())
+    if days:
+        day = (_dt.date.fromisoformat(date) + _dt.timedelta(days=days)).isoformat()
+        return Effective(day, f"takes effect {day}: adopted {date} (the date given to `python -m ingest add`); "
+                              f"its text: \"take effect {days} days after its adoption\"")
+    return Effective(date, f"takes effect {date}, the date given to `python -m ingest add` (its text states no "
+                           "other effective date)")
+
+
+def far_ahead(day: str, today: str) -> bool:
+    import datetime as _dt
+
+    return _dt.date.fromisoformat(day) > _dt.date.fromisoformat(today) + _dt.timedelta(days=FAR_AHEAD_DAYS)
+
+
+# ---- one copy of each text ---------------------------------------------------------------------------
+
+RESTATES_SHARE = 0.5  # more than half of a new document's sections and cells the same as one loaded document's
+
+
+def normal_text(text: str) -> str:
+    """A text as compared for sameness: NFKC, case folded, only its letters and digits (a PDF's line breaks,
+    hyphens at line ends, dashes and spacing do not make another text)."""
+    import unicodedata
+
+    folded = unicodedata.normalize("NFKC", text or "").casefold()
+    return "".join(ch for ch in folded if ch.isalnum())
+
+
+@dataclass(frozen=True)
+class Restatement:
+    document: str  # the loaded document it restates
+    same: int  # sections and cells the same
+    total: int  # the new document's sections and cells
+
+
+def restated(sections, new_id: str) -> Restatement | None:
+    """The loaded document whose text the new one (``new_id``, read together with the corpus) restates:
+    more than half of its code sections and table cells the same after normalisation; None otherwise."""
+    from .tables.extract import extract_versions
+
+    ours = [s for s in sections if s.document == new_id and s.kind == "code"]
+    others = [s for s in sections if s.document != new_id and s.kind == "code"]
+    versions, _ = extract_versions([s for s in sections if s.kind == "code"])
+    our_cells = {(c.section, c.table, c.row, c.column, c.value) for v in versions if v.document == new_id
+                 for c in v.cells}
+    total = len(ours) + len(our_cells)
+    if not total:
+        return None
+    best = None
+    for document in sorted({s.document for s in others}):
+        texts = {(s.id, normal_text(s.text)) for s in others if s.document == document}
+        cells = {(c.section, c.table, c.row, c.column, c.value) for v in versions if v.document == document
+                 for c in v.cells}
+        same = sum(1 for s in ours if (s.id, normal_text(s.text)) in texts) + len(our_cells & cells)
+        if same > RESTATES_SHARE * total and (best is None or same > best.same):
+            best = Restatement(document, same, total)
+    return best
+
+
 # ---- adding a document to the corpus ------------------------------------------------------------
 
 def add_document(path: str | Path, date: str, title: str, corpus_dir: str | Path | None = None,
-                 kind: str = "ordinance", doc_id: str = "", short_title: str = "", status: str = "") -> dict:
-    """Copy ``path`` into the corpus folder and append its manifest entry; returns the entry.
+                 kind: str = "ordinance", doc_id: str = "", short_title: str = "", status: str = "",
+                 effective: str = "", pending: bool = False, replaces: str = "") -> dict:
+    """Copy ``path`` into the corpus folder and append its manifest entry; returns the entry (its
+    ``date`` is the day it takes effect: ``effective``, else ``date`` plus the days its text says it
+    takes effect after adoption, else ``date``; ``date_basis`` says which).
 
     Refused with ValueError (one line) when: the date is malformed, the title is empty, the file is
-    missing or not .txt/.pdf, the corpus already holds a file with the same content or name, or the
-    id is taken. The file must read with the ingest pipeline (IngestError otherwise)."""
+    missing or not .txt/.pdf, the corpus already holds a file with the same content or name, the id
+    is taken, it takes effect more than a year ahead and ``pending`` is not set, or it restates a
+    loaded document (most of its sections and cells the same) that ``replaces`` does not name. The
+    file must read with the ingest pipeline (IngestError otherwise)."""
     from .corpus_writes import writer
 
     source = Path(path)
     date = check_date(date, "--date")
+    if effective:
+        check_date(effective, "--effective")
     if not title.strip():
         raise ValueError("--title: empty")
     if kind not in KINDS:
         raise ValueError(f"--kind {kind!r}: one of {', '.join(KINDS)}")
     suffix = _source_type(source)
     corpus = Path(corpus_dir) if corpus_dir else default_corpus_dir()
-    with writer(corpus):  # the whole read-modify-write: a second add waits, or is told another is running
-        return _add(source, suffix, date, title, corpus, kind, doc_id, short_title, status)
+    try:
+        with writer(corpus):  # the whole read-modify-write: a second add waits, or is told another is running
+            return _add(source, suffix, date, title, corpus, kind, doc_id, short_title, status, effective, pending,
+                        replaces)
+    except OSError as error:  # a read-only corpus folder, a full disk: one line, not a traceback
+        raise IngestError(str(corpus), f"cannot write the corpus folder ({error.strerror or error}); "
+                                       "add to a writable copy or ask its owner") from None
 
 
 def _add(source: Path, suffix: str, date: str, title: str, corpus: Path, kind: str, doc_id: str,
-         short_title: str, status: str) -> dict:
+         short_title: str, status: str, effective: str = "", pending: bool = False, replaces: str = "") -> dict:
     from . import ingest_documents
+    from .asof import today
     from .corpus_writes import begin_add, copy_atomic, end_add, remove, write_atomic
 
     manifest_path = corpus / MANIFEST_NAME
@@ -289,14 +397,32 @@ def _add(source: Path, suffix: str, date: str, title: str, corpus: Path, kind: s
     target = corpus / name
     if target.exists():
         raise ValueError(f"{target}: a file of that name is already in the corpus")
+    if replaces and replaces not in ids:
+        raise ValueError(f"--replaces {replaces!r}: not in the manifest ({', '.join(sorted(ids))})")
     document = DocumentInfo(id=doc_id, path=str(source), title=title, kind=kind, date=date)
     result = ingest_documents([document])
     if result.errors:
         raise result.errors[0]
+    when = effective_date("\n".join(s.text for s in result.sections), date, effective)
+    now = today()
+    if far_ahead(when.date, now) and not pending:
+        raise ValueError(f"{source}: takes effect {when.date}, more than a year after today ({now}); check the year, "
+                         "or add it with --pending if it is law that takes effect then")
+    together = ingest_documents(list(documents) + [replace(document, date=when.date)])
+    again = restated(together.sections, doc_id)
+    if again is not None and again.document != replaces:
+        label = next((d.short_title or d.title for d in documents if d.id == again.document), again.document)
+        raise ValueError(f"{source}: restates document {again.document} ({label}): {again.same} of its {again.total} "
+                         f"sections and table cells are the same text; add it with --replaces {again.document} "
+                         "if it supersedes that document")
+    waiting = when.date > now
     entry = {"id": doc_id, "file": name, "title": title, "short_title": short_title or title, "kind": kind,
-             "date": date, "date_basis": "given to `python -m ingest add`",
-             "status": status or "added with `python -m ingest add`", "source": source.name,
-             "sha256": digest}
+             "date": when.date, "adopted": date if kind == "ordinance" else "", "date_basis": when.basis,
+             "status": status or ("pending: added with `python -m ingest add`, takes effect " + when.date
+                                  if waiting else "added with `python -m ingest add`"),
+             "source": source.name, "sha256": digest}
+    if replaces:
+        entry["replaces"] = replaces
     before = manifest_path.read_bytes()
     data = json.loads(before.decode("utf-8"))
     data["documents"].append(entry)

@@ -21,13 +21,20 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("file", metavar="FILE", nargs="?", help="the new document (.txt or .pdf)")
     diff.add_argument("--date", help="its date (YYYY-MM-DD): where it falls among the corpus documents")
     diff.add_argument("--document", metavar="ID", help="a document already in the corpus (manifest id): what it changed")
+    diff.add_argument("--effective", default="", help="the day it takes effect, when not what its text says")
     diff.add_argument("--title", default="", help="its title")
     diff.add_argument("--kind", default="ordinance", help="ordinance (default) or 'codified chapter'")
     diff.add_argument("--json", action="store_true", help="one JSON object")
     diff.add_argument("--corpus", help="corpus directory (default: the bundled corpus or COTATI_CORPUS_DIR)")
     add = commands.add_parser("add", help="copy a document into the corpus with a manifest entry")
     add.add_argument("file", metavar="FILE")
-    add.add_argument("--date", required=True, help="its date (YYYY-MM-DD)")
+    add.add_argument("--date", required=True, help="its date (YYYY-MM-DD): the day it was adopted (a codified "
+                     "chapter: published); it takes effect then, or as many days later as its text says")
+    add.add_argument("--effective", default="", help="the day it takes effect (YYYY-MM-DD), when not what its text says")
+    add.add_argument("--pending", action="store_true",
+                     help="it takes effect more than a year ahead: add it as pending (never today's law before then)")
+    add.add_argument("--replaces", default="", metavar="ID",
+                     help="the loaded document it supersedes, when it restates one")
     add.add_argument("--title", required=True)
     add.add_argument("--short-title", dest="short_title", default="")
     add.add_argument("--status", default="", help='e.g. "adopted (Ord. 940)"')
@@ -54,13 +61,16 @@ def _diff(args):
         return loaded_document_diff(load_corpus(args.corpus).sections, documents[args.document])
     if not args.file or not args.date:
         raise ValueError("diff needs FILE and --date (a new document), or --document ID (a loaded one)")
-    return diff_document(args.file, args.date, args.corpus, args.title, args.kind)
+    return diff_document(args.file, args.date, args.corpus, args.title, args.kind, args.effective)
 
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "diff":
+            from .integrity import check_corpus
+
+            check_corpus(args.corpus)  # a manifest the lock does not vouch for stops here, as everywhere
             diff = _diff(args)
             if args.json:
                 sys.stdout.write(json.dumps(diff.to_json(), ensure_ascii=False) + "\n")
@@ -68,14 +78,18 @@ def main(argv: list[str]) -> int:
                 sys.stdout.write(format_diff(diff))
             return 0
         entry = add_document(args.file, args.date, args.title, args.corpus, args.kind, args.doc_id,
-                             args.short_title, args.status)
+                             args.short_title, args.status, args.effective, args.pending, args.replaces)
     except (ValueError, IngestError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         sys.stderr.close()
         return 0
+    from .asof import today
+
     print(f"added {entry['id']}: {entry['file']} ({entry['date']}) {entry['title']}")
+    print(f"It {entry['date_basis']}." + (f" Pending: not the law before {entry['date']}." if entry["date"] > today()
+                                          else ""))
     if not args.build_index:
         print("The search index is now stale: it rebuilds on next use, or run `python -m index build` "
               "(unchanged chunks keep their vectors).")

@@ -69,6 +69,9 @@ def _document(manifest_path: Path, entry: object, corpus_dir: Path) -> DocumentI
     sha256 = entry.get("sha256", "")
     if sha256 and not (isinstance(sha256, str) and re.fullmatch(r"[0-9a-f]{64}", sha256)):
         raise IngestError(str(manifest_path), f"entry {entry['id']!r} has a malformed sha256 (64 hex digits)")
+    if not (isinstance(entry["date"], str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", entry["date"])):
+        raise IngestError(str(manifest_path), f"entry {entry['id']!r} has a malformed date (YYYY-MM-DD, the day it "
+                                              "takes effect)")
     if entry["kind"] not in KINDS:
         raise IngestError(str(manifest_path), f"entry {entry['id']!r} has unknown kind {entry['kind']!r}")
     return DocumentInfo(
@@ -83,4 +86,13 @@ def _document(manifest_path: Path, entry: object, corpus_dir: Path) -> DocumentI
         chapter=entry.get("chapter", ""),
         date_basis=entry.get("date_basis", ""),
         sha256=sha256,
+        introduced=_optional_date(manifest_path, entry, "introduced"),
+        adopted=_optional_date(manifest_path, entry, "adopted"),
     )
+
+
+def _optional_date(manifest_path: Path, entry: dict, name: str) -> str:
+    value = entry.get(name) or ""
+    if value and not (isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value)):
+        raise IngestError(str(manifest_path), f"entry {entry['id']!r} has a malformed {name} date (YYYY-MM-DD)")
+    return value

@@ -22,13 +22,15 @@ class DocumentInfo:
     path: str
     title: str
     kind: str  # "ordinance" | "codified chapter"
-    date: str  # ISO date that orders documents in time
+    date: str  # ISO date it takes effect (in force from): orders documents in time, decides "as of"
     status: str = ""
     source: str = ""
     short_title: str = ""
     chapter: str = ""  # for a codified chapter, e.g. "17.20"
-    date_basis: str = ""  # what the date is (a hearing, an adoption, a download)
+    date_basis: str = ""  # why it takes effect on ``date`` (adoption + 30 days, the earliest it could, a download)
     sha256: str = ""  # the file's checksum as the manifest records it ("" when not recorded)
+    introduced: str = ""  # ISO date of its council introduction, when its text (or the code) gives one
+    adopted: str = ""  # ISO date of its adoption, when known; "" when no adoption date is known
 
 
 @dataclass(frozen=True)

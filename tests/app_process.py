@@ -43,6 +43,7 @@ class App:
     url: str
     folder: Path  # holds index/ and questions.sqlite3
     log: Path  # the child's stdout and stderr
+    process: subprocess.Popen | None = None  # the child (a test may signal it)
 
     @property
     def index_dir(self) -> Path:
@@ -73,6 +74,7 @@ def app_process(env: dict[str, str] | None = None, ready: str = "search index: r
     with open(app.log, "w") as log:
         child = subprocess.Popen([sys.executable, "app.py", *args], cwd=REPO, env=full, stdout=log,
                                  stderr=subprocess.STDOUT)
+    app.process = child
     try:
         deadline = time.monotonic() + timeout
         while True:

@@ -30,3 +30,8 @@ def corpus_without(tmp_path: Path, document_id: str) -> Path:
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
     sign_corpus(folder)  # the operator signs off the smaller corpus
     return folder
+
+# What the lead of an answer resting only on the 2023 telecommunications ordinance (a proposal: no adoption
+# date in its text) adds after its first sentence (issue 45).
+PROPOSED_000 = ("This rests only on a proposed ordinance, not shown adopted: Telecommunications facilities ordinance "
+                "(000, effective 2023-12-06 at the earliest).")

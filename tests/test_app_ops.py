@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from corpus_copy import PROPOSED_000
+
 from app_process import REPO, app_process, http_get
 
 pytestmark = [pytest.mark.filterwarnings("ignore:.*no_silent_downcasting"), pytest.mark.filterwarnings("ignore:The copy keyword")]
@@ -103,10 +105,11 @@ def test_table_and_section_answers_never_wait_for_the_index_build(tmp_path):
     try:
         with app_process({"COTATI_INDEX_DIR": str(tmp_path / "index")}, ready="serving on") as running:
             client = _client(running.url)
-            for question, first in [(PERMIT, "**A use permit (UP) is required.**"),
+            for question, first in [(PERMIT, f"**A use permit (UP) is required. {PROPOSED_000}**"),
                                     ("How many parking spaces does a bowling alley need?",
                                      "**Bowling alley: 5 spaces for each lane.**"),
-                                    ("17.44.065", "**§ 17.44.065 Limited Waiver to Avoid Prohibitions of Service**")]:
+                                    ("17.44.065", "**§ 17.44.065 Limited Waiver to Avoid Prohibitions of Service "
+                                                  f"({PROPOSED_000[:-1]})**")]:
                 started = time.monotonic()
                 answer = client.predict(question, api_name="/ask")
                 assert time.monotonic() - started < 5, question
@@ -129,5 +132,6 @@ def test_a_failed_build_says_so_and_how_to_retry():
         assert "could not be built" in first and "'model'" in first and "restart the app" in first
         assert "/nonexistent" not in answer
         assert "python -m index build" in first and "try again in a minute" not in answer
-        assert _client(running.url).predict(PERMIT, api_name="/ask").startswith("**A use permit (UP) is required.**")
+        assert _client(running.url).predict(PERMIT, api_name="/ask").startswith("**A use permit (UP) is required. This "
+                                                                                "rests only on a proposed ordinance")
         assert "Traceback" not in running.output()

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from corpus_copy import PROPOSED_000
+
 from assistant.types import Answer, Citation
 from ingest.tables.types import Cell, EffectiveCell, Footnote, HistoryEntry
 from webapp import views
@@ -131,7 +133,7 @@ def test_documents_are_listed_oldest_first(loaded):
     documents = _engine(loaded, lambda progress: None).documents()
     assert [d.id for d in documents] == ["000", "002", "003", "001"]
     text = views.documents_markdown(documents)
-    assert text.split("\n")[0].startswith("- **2023-11-06** — Telecommunications facilities ordinance: Ordinance amending")
+    assert text.split("\n")[0].startswith("- **2023-12-06** — Telecommunications facilities ordinance: Ordinance amending")
 
 
 def test_land_uses_cover_every_permit_row(loaded):
@@ -153,7 +155,7 @@ def test_permit_answers_work_before_the_index_is_ready(loaded):
 
     engine = _engine(loaded, slow_open)
     engine.start_index()
-    assert engine.ask("Can I open a bar on East Cotati Avenue?").first_line == "A use permit (UP) is required."
+    assert engine.ask("Can I open a bar on East Cotati Avenue?").first_line == f"A use permit (UP) is required. {PROPOSED_000}"
     waiting = engine.ask("How tall can a fence be?")
     assert waiting.route == "unavailable" and "Building the search index (first run only) — embedding 1/10" in waiting.answer
     release.set()

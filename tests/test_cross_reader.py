@@ -52,3 +52,34 @@ def test_corpus_pairs_ask_a_provisions_heading_for_it_and_for_a_neighbour():
     for (query, text, answers), (_, other, wrong) in zip(pairs[::2], pairs[1::2]):
         assert answers and not wrong and text != other
         assert query.startswith("Signs > ") and (("Height" in query) == text.startswith("Signs shall"))
+
+
+def test_the_cases_file_is_json_read_back_as_written_and_never_a_pickle(tmp_path, monkeypatch):
+    """Issue 45: ``--cases`` was a pickle (``pickle.load`` runs what the file says); now JSON records."""
+    from pathlib import Path
+
+    import pytest
+
+    from ingest.provisions import Provision
+
+    provision = Provision("17.44.040", "B.3", ("Application", "B", "3"), "An RF report is required.", "item", "",
+                          (), (), "", "001", "2026-09-10", (10, 11))
+    case = Case("q1", "g1", [[0.5, 1.0], [0.25, 0.0]], [True, False], [0.9, 0.1])
+    item = cross_reader.Item("what must I submit?", case, ["An RF report is required.", "Other."])
+    monkeypatch.setattr(cross_reader, "items_of", lambda res, progress=None: [item])
+
+    class _Res:
+        def provisions(self):
+            return [provision]
+
+    monkeypatch.setattr("assistant.load_assistant", lambda **kw: type("A", (), {"resources": _Res()})())
+    path = tmp_path / "cases.json"
+    cross_reader._load_items(path)
+    items, provisions = cross_reader._load_items(path)  # read back from the file
+    assert items == [item] and provisions == [provision] and items[0].case.vectors[0] + [2.0] == [0.5, 1.0, 2.0]
+    assert path.read_bytes().startswith(b"{")
+    path.write_bytes(b"\x80\x04\x95garbage")
+    with pytest.raises(SystemExit, match="not a --cases file"):
+        cross_reader._load_items(path)
+    source = Path(cross_reader.__file__).read_text(encoding="utf-8")
+    assert "import pickle" not in source and "pickle.load" not in source

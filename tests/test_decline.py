@@ -209,7 +209,7 @@ def test_a_district_not_yet_created_on_the_day_asked_is_said_so():
     reading = {"districts": [{"symbol": "CE", "name": "Commercial"}, {"symbol": "TOC", "name": "Transit Oriented Community"}]}
     line = then.not_yet(reading, "2025-12-08", created)
     assert line.startswith("No sure answer: the TOC (Transit Oriented Community) district did not exist on 2025-12-08; "
-                           "Ord. 939") and "created it on 2025-12-09" in line
+                           "Ord. 939") and "created it, in force from 2025-12-09" in line
     assert then.not_yet(reading, "2025-12-09", created) == ""
     assert then.not_yet({"districts": [{"symbol": "XX"}]}, "2020-01-01", created) == ""
 
@@ -263,7 +263,7 @@ def test_a_bar_in_toc_before_ord_939_is_told_toc_did_not_exist(assistant):
     answer = assistant.ask("Was a bar allowed in TOC before Ord. 939?")
     assert answer.abstained
     assert answer.first_line.startswith("No sure answer: the TOC (Transit Oriented Community) district did not exist on "
-                                        "2025-12-08; Ord. 939")
+                                        "2026-02-11; Ord. 939")  # Ord. 939 took effect 2026-02-12
     assert "Not loaded" not in answer.answer and "do not answer" not in answer.first_line
 
 

@@ -1,20 +1,27 @@
 """The derived-records file beside the index (assistant/derived.py): kept only while the index
 manifest vouches for it under this corpus and code, never trusted when damaged or forged, never a
-pickle, never written outside an index folder."""
+pickle, never written outside an index folder, and vouched for only by a key kept outside it (issue 45)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import pickle
 from pathlib import Path
 
 import pytest
 
 from assistant import derived
-from index.caches import cache_entry
+from index.caches import cache_entry, signed
 from ingest.tables.types import Cell, EffectiveCell, Footnote
 from ingest.types import Section
+
+
+@pytest.fixture(autouse=True)
+def _key_outside(tmp_path, monkeypatch):
+    """Each test's own key, outside its index folder (never the checkout's var/keys)."""
+    import settings
+
+    monkeypatch.setattr(settings, "cache_key_file", lambda: tmp_path / "keys" / "cache.key")
 
 
 def _corpus(tmp_path: Path) -> Path:
@@ -130,15 +137,53 @@ def test_a_vouched_file_with_unknown_or_ill_fitting_records_is_derived_again(tmp
     entry = cache_entry(index, derived.CACHE_FILE)
     from index.caches import record_cache
 
-    record_cache(index, derived.CACHE_FILE, {**entry, "sha256": hashlib.sha256(data).hexdigest()})
+    # signed with the key itself: what the format refuses, whoever vouches for the file
+    record_cache(index, derived.CACHE_FILE, signed({**entry, "sha256": hashlib.sha256(data).hexdigest()}))
     assert derived.load(index, "k") is None
 
 
-class _Marker:
-    def __reduce__(self):
-        import pathlib
+def test_a_cell_forged_with_the_manifest_beside_it_is_not_served(tmp_path, monkeypatch):
+    """Issue 45 item 4: change a cell in derived.json and put the new sha256 into the index manifest (same
+    folder): the HMAC under the key outside the folder no longer verifies, and the records are derived again."""
+    from index.caches import record_cache
 
-        return (pathlib.Path.mkdir, (pathlib.Path(MARKER),))
+    index, corpus = _index(tmp_path), _corpus(tmp_path)
+    calls = []
+    monkeypatch.setattr(derived, "derive", lambda folder: calls.append(folder) or RECORDS)
+    derived.load_or_derive(corpus, index)
+    _forge(index, '"CE","UP"', '"CE","P"')
+    entry = cache_entry(index, derived.CACHE_FILE)
+    forged = {**entry, "sha256": hashlib.sha256((index / derived.CACHE_FILE).read_bytes()).hexdigest()}
+    record_cache(index, derived.CACHE_FILE, forged)  # the mac kept: it was made over the old sha256
+    assert derived.load(index, derived.source_key(corpus)) is None
+    record_cache(index, derived.CACHE_FILE, {k: v for k, v in forged.items() if k != "mac"})  # or dropped
+    assert derived.load(index, derived.source_key(corpus)) is None
+    found = derived.load_or_derive(corpus, index)
+    assert found.cells[0].cell.value == "UP" and len(calls) == 2
+    assert derived.load(index, derived.source_key(corpus)) == RECORDS  # rewritten, vouched for again
+
+
+def test_the_key_is_outside_the_index_folder_and_owner_only(tmp_path):
+    import settings
+
+    index = _index(tmp_path)
+    assert derived.save(index, "k", RECORDS)
+    key = Path(settings.cache_key_file())
+    assert index not in key.parents and key.stat().st_mode & 0o777 == 0o600
+    assert key.parent.stat().st_mode & 0o777 == 0o700
+    assert key.read_bytes() not in (index / derived.MANIFEST).read_bytes()
+
+
+def test_a_key_others_can_read_vouches_for_nothing_and_no_key_derives_every_time(tmp_path, monkeypatch):
+    import settings
+
+    index = _index(tmp_path)
+    assert derived.save(index, "k", RECORDS) and derived.load(index, "k") == RECORDS
+    key = Path(settings.cache_key_file())
+    key.chmod(0o644)
+    assert derived.load(index, "k") is None
+    monkeypatch.setattr(settings, "cache_key_file", lambda: Path("/proc/no-such-folder/cache.key"))
+    assert derived.load(index, "k") is None and not derived.save(index, "k", RECORDS)
 
 
 MARKER = ""
@@ -148,7 +193,8 @@ def test_an_old_pickle_is_never_read_and_is_removed(tmp_path, monkeypatch):
     global MARKER
     index, corpus = _index(tmp_path), _corpus(tmp_path)
     MARKER = str(tmp_path / "the-pickle-ran")
-    payload = pickle.dumps(_Marker())
+    # a protocol-0 pickle that, if it were ever loaded, would call os.mkdir(MARKER)
+    payload = b"cos\nmkdir\n(V" + MARKER.encode() + b"\ntR."
     header = json.dumps({"key": derived.source_key(corpus), "sha256": hashlib.sha256(payload).hexdigest()}).encode()
     (index / "derived.pickle").write_bytes(header + b"\n" + payload)  # the old format, self-vouched
     monkeypatch.setattr(derived, "derive", lambda folder: RECORDS)
@@ -160,6 +206,18 @@ def test_an_old_pickle_is_never_read_and_is_removed(tmp_path, monkeypatch):
 def test_the_module_does_not_use_pickle():
     source = Path(derived.__file__).read_text(encoding="utf-8")
     assert "import pickle" not in source and "pickle.load" not in source
+
+
+def test_no_pickle_anywhere_in_the_project():
+    """Issue 45: no module, tool or test of the project imports pickle (eval/cross_reader.py --cases did)."""
+    import subprocess
+
+    repo = Path(__file__).resolve().parent.parent
+    files = subprocess.run(["git", "ls-files", "*.py"], cwd=repo, capture_output=True, text=True, check=True).stdout.split()
+    import re
+
+    used = re.compile(r"^\s*(?:import|from)\s+(?:c?pickle|dill|shelve)\b|\bpickle\.(?:loads?|dumps?|Unpickler)\(", re.M)
+    assert [f for f in files if used.search((repo / f).read_text(encoding="utf-8"))] == []
 
 
 def test_nothing_is_written_where_there_is_no_index(tmp_path):

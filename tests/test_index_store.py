@@ -101,14 +101,32 @@ def test_damaged_index_is_rebuilt_never_used(built, damage, reason):
 
 
 def test_damage_behind_a_matching_checksum_is_still_caught(built):
-    """A manifest that vouches for a bad file (e.g. written by a buggy tool) still fails to load."""
+    """A manifest that vouches for a bad file (e.g. written by a buggy tool of this installation, so signed
+    with its key) still fails to load."""
     m = manifest(built)
     (built / "bm25_tokens.json").write_text("[]")
     m["files"]["bm25_tokens.json"] = store._sha256(built / "bm25_tokens.json")
-    (built / "manifest.json").write_text(json.dumps(m))
+    (built / "manifest.json").write_text(json.dumps(store.sign_manifest(m)))
     with pytest.raises(IndexStoreError, match="damaged: counts"):
         open_fake(built, build_if_missing=False)
     assert open_fake(built).search("fences", k=1)
+
+
+def test_a_file_forged_with_the_manifest_beside_it_is_refused_and_rebuilt(built):
+    """Issue 45: nothing in the index folder vouches for itself. A chunk's text changed and its sha256 put
+    into the manifest (no key to sign it with) is refused, and the index is rebuilt from the corpus."""
+    chunks = (built / "chunks.jsonl").read_text(encoding="utf-8")
+    forged = chunks.replace("exceed 3 feet", "exceed 9 feet")
+    assert forged != chunks
+    (built / "chunks.jsonl").write_text(forged, encoding="utf-8")
+    m = manifest(built)
+    m["files"]["chunks.jsonl"] = store._sha256(built / "chunks.jsonl")
+    (built / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(IndexStoreError, match="not vouched for"):
+        open_fake(built, build_if_missing=False)
+    rebuilt = open_fake(built)
+    assert "exceed 9 feet" not in (built / "chunks.jsonl").read_text(encoding="utf-8")
+    assert rebuilt.search("fences", k=1)
 
 
 class _Crash(BaseException):

@@ -91,7 +91,7 @@ def test_diff_changes_nothing_on_disk(corpus_without_001):
 def test_diff_json(corpus_without_001):
     code, out, _ = _run(["diff", str(ORD_001), "--date", "2026-08-11", "--json", "--corpus", str(corpus_without_001)])
     record = json.loads(out)
-    assert code == 0 and record["document"]["date"] == "2026-08-11"
+    assert code == 0 and record["document"]["date"] == "2026-09-10"  # adopted 2026-08-11; in effect thirty days later
     assert {"sections", "cells", "rezonings", "restated_cells"} <= set(record)
     assert any(c["row"] == "Multifamily plex housing" and c["new"] == "P" for c in record["cells"])
 
@@ -111,7 +111,9 @@ def test_add_makes_the_changes_effective(corpus_without_001):
     assert code == 0 and err == "" and out.startswith("added 004: 2026-08-11_corrections-and-streamlining.txt")
     manifest = json.loads((corpus_without_001 / "manifest.json").read_text(encoding="utf-8"))
     entry = manifest["documents"][-1]
-    assert (entry["id"], entry["date"], entry["kind"]) == ("004", "2026-08-11", "ordinance")
+    # dated 2026-08-11 (its adoption, as given); its Section 19: it takes effect thirty days later
+    assert (entry["id"], entry["date"], entry["adopted"], entry["kind"]) == ("004", "2026-09-10", "2026-08-11", "ordinance")
+    assert "It takes effect 2026-09-10: adopted 2026-08-11" in out
     assert (corpus_without_001 / entry["file"]).read_bytes() == ORD_001.read_bytes()
     after = load_tables(corpus_without_001)
 

@@ -85,7 +85,8 @@ def test_ingest_reads_every_manifest_document_without_error(corpus_result):
 def test_sections_carry_their_document_date(corpus_result):
     dates = {doc.id: doc.date for doc in load_manifest(default_corpus_dir())}
     assert all(s.date == dates[s.document] for s in corpus_result.sections)
-    assert dates == {"000": "2023-11-06", "002": "2025-12-09", "003": "2026-05-11", "001": "2026-08-11"}
+    # the day each takes effect (issue 45): 000 and 001 at the earliest (no adoption date), 002 adopted 2026-01-13
+    assert dates == {"000": "2023-12-06", "002": "2026-02-12", "003": "2026-05-11", "001": "2026-09-10"}
 
 
 def test_documents_come_oldest_first(corpus_result):

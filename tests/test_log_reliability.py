@@ -139,15 +139,62 @@ def test_the_log_is_created_owner_only(tmp_path):
 
 
 def test_the_log_keeps_at_most_its_cap_and_says_so(tmp_path, caplog):
+    # issue 45: the cap holds as each row is written (it was checked once an hour), and says so once, not
+    # once per row: the first row over the cap is named at once, the rest at most once a minute
     path = tmp_path / "q.sqlite3"
     with QuestionLog(path, max_rows=10) as log:
-        for n in range(25):
-            log.record(_answer(f"question number {n} about fences " + "x" * 500))
         with caplog.at_level(logging.WARNING, logger="assistant.questionlog"):
+            for n in range(25):
+                log.record(_answer(f"question number {n} about fences " + "x" * 500))
+                assert len(log.entries()) == min(n + 1, 10)
             deleted = log.prune()
         left = [e.question for e in log.entries()]
-    assert deleted == 15 and len(left) == 10 and left[0].startswith("question number 15 ")
-    assert any("deleted the 15 oldest" in r.getMessage() for r in caplog.records)
+    assert deleted == 0 and len(left) == 10 and left[0].startswith("question number 15 ")
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1 and "over its cap (10 rows" in said[0] and "deleted the 1 oldest" in said[0]
+
+
+def test_the_caps_hold_as_rows_are_written_wal_included(tmp_path):
+    """Issue 45: with 100 rows and 1 MB as caps, 400 questions left 400 rows and a 4.1 MB write-ahead log."""
+    path = tmp_path / "q.sqlite3"
+    with QuestionLog(path, max_rows=100, max_bytes=1024 * 1024) as log:
+        for n in range(400):
+            log.record(_answer(f"question {n} about fences", answer="A fence may be six feet high. " + "z" * 8000))
+            wal = Path(f"{path}-wal")
+            assert (wal.stat().st_size if wal.exists() else 0) <= 1024 * 1024
+        assert len(log.entries()) <= 100
+    assert path.stat().st_size + (Path(f"{path}-wal").stat().st_size if Path(f"{path}-wal").exists() else 0) \
+        <= 2 * 1024 * 1024
+
+
+def test_a_failing_write_warns_once_then_at_most_once_a_minute(tmp_path, caplog, monkeypatch):
+    """Issue 45: a log on a full disk warned once per question."""
+    import sqlite3
+
+    import assistant.questionlog as questionlog
+
+    clock = [1000.0]
+    monkeypatch.setattr(questionlog.time, "monotonic", lambda: clock[0])
+    log = QuestionLog(tmp_path / "q.sqlite3")
+
+    class Full:
+        def execute(self, *args):
+            raise sqlite3.OperationalError("database or disk is full")
+
+        def close(self):
+            pass
+
+    log._db = Full()
+    with caplog.at_level(logging.WARNING, logger="assistant.questionlog"):
+        for n in range(30):
+            assert log.record(_answer(f"question {n}")) is None
+            clock[0] += 1
+        first = [r.getMessage() for r in caplog.records]
+        clock[0] += 60
+        log.record(_answer("one more"))
+    said = [r.getMessage() for r in caplog.records]
+    assert len(first) == 1 and "disk is full" in first[0]
+    assert len(said) == 2 and "(29 more not written since the last warning)" in said[1]
 
 
 def test_the_byte_cap_drops_the_oldest(tmp_path):

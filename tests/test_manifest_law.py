@@ -101,7 +101,10 @@ def _run(args: list[str], folder: Path, tmp_path: Path) -> subprocess.CompletedP
 
 @pytest.mark.parametrize("entry", [["-m", "assistant", "ask", "Can I build multifamily plex housing in NG?"],
                                    ["-m", "ingest", "tables"], ["-m", "index", "build", "--quiet"],
-                                   ["app.py", "--port", "65003"]])
+                                   ["app.py", "--port", "65003"],
+                                   # issue 45: these two ran on it (diff's output changed; eval ended in an IndexError)
+                                   ["-m", "ingest", "diff", "--document", "001"],
+                                   ["-m", "eval", "--no-report", "--set", "dev", "--limit", "1"]])
 def test_a_changed_kind_stops_every_entry_point(entry, tmp_path):
     """The failure: document 001 read as a codified chapter answered "Not allowed." for plex housing in NG."""
     folder = _copy(tmp_path)

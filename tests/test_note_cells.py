@@ -170,7 +170,7 @@ def test_corpus_cannabis_notes_give_these_cells(corpus_tables):
     for cell in version.derived:
         assert cell.value == "-" and cell.category.startswith("Commercial zones - ")
         assert (cell.category, cell.row, cell.column) not in printed
-        assert (cell.document, cell.date) == ("000", "2023-11-06")
+        assert (cell.document, cell.date) == ("000", "2023-12-06")
         first, last = cell.note_lines
         assert cell.raw in " ".join(lines[first - 1: last]), cell  # the note is printed on those lines
         assert cell.raw == {"(1)": NOTE_1, "(3)": NOTE_3}[cell.from_note]

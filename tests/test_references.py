@@ -115,4 +115,4 @@ def test_coverage_cli_lists_the_cited_but_missing_appeals_chapter_and_adu_sectio
     missing = {t["target"]: t for t in data["cited_not_loaded"]}
     assert missing["17.84"]["name"] == "Appeals" and "17.42.170" in missing
     assert "17.42.170" not in data["loaded_sections"] and "17.22.020" in data["loaded_sections"]
-    assert {d["date"] for d in data["documents"]} == {"2023-11-06", "2025-12-09", "2026-05-11", "2026-08-11"}
+    assert {d["date"] for d in data["documents"]} == {"2023-12-06", "2026-02-12", "2026-05-11", "2026-09-10"}

@@ -33,6 +33,8 @@ BAD = [  # variable, value, words the one line holds
     ("COTATI_LOW_CONFIDENCE", "1.5", "out of range (0 to 1)"),
     ("COTATI_QDRANT_URL", "localhost:6333", "not an http:// or https:// URL"),
     ("COTATI_LOG_MAX_ROWS", "5", "out of range"),
+    ("COTATI_RANKER", "maybe", "not 1/0"),  # issue 45: a setting the Settings record does not carry is checked too
+    ("COTATI_READER", "perhaps", "not 1/0"),
 ]
 
 
@@ -57,12 +59,12 @@ def _run(args: list[str], **env: str) -> subprocess.CompletedProcess:
 
 
 ENTRY_POINTS = [["-m", "assistant", "ask", "How tall can a fence be?"], ["-m", "assistant", "log"],
-                ["-m", "ingest", "tables"], ["-m", "index", "search", "fence"], ["app.py"]]
+                ["-m", "ingest", "tables"], ["-m", "index", "search", "fence"], ["app.py"], ["-m", "eval", "--no-report"]]
 
 
 @pytest.mark.parametrize("entry", ENTRY_POINTS, ids=lambda e: " ".join(e[:3]))
 @pytest.mark.parametrize("variable, text", [("COTATI_INDEX_BACKEND", "banana"), ("COTATI_CORPUS_DIR", "README.md"),
-                                            ("COTATI_LOG_RETENTION_DAYS", "99999999")])
+                                            ("COTATI_LOG_RETENTION_DAYS", "99999999"), ("COTATI_RANKER", "maybe")])
 def test_every_entry_point_stops_on_a_bad_setting_with_one_line(entry, variable, text, tmp_path):
     done = _run(entry, COTATI_INDEX_DIR=str(tmp_path / "index"), **{variable: text})
     lines = done.stderr.strip().splitlines()

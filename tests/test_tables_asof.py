@@ -30,7 +30,8 @@ def _cell(tables, section, table, row, column):
 
 @pytest.mark.parametrize(
     "date, value, document",
-    [("2023-11-06", "-", "000"), ("2025-12-08", "-", "000"), ("2025-12-09", "S", "002"), ("2026-09-01", "S", "002")],
+    [("2023-12-06", "-", "000"), ("2025-12-08", "-", "000"), ("2026-02-11", "-", "000"), ("2026-02-12", "S", "002"),
+     ("2026-09-01", "S", "002")],
 )
 def test_telecom_in_hc_before_and_after_002(tables, date, value, document):
     cell = _cell(tables_as_of(tables, date), "17.22.020", "2-4", "Telecommunications facility", "HC")
@@ -39,8 +40,9 @@ def test_telecom_in_hc_before_and_after_002(tables, date, value, document):
 
 @pytest.mark.parametrize(
     "date, value, document, history",
-    [("2024-06-01", None, None, None), ("2026-01-01", "-", "002", []), ("2026-08-10", "-", "002", []),
-     ("2026-08-11", "P", "001", ["002"])],
+    [("2024-06-01", None, None, None), ("2026-01-01", None, None, None), ("2026-03-01", "-", "002", []),
+     ("2026-08-10", "-", "002", []), ("2026-08-20", "-", "002", []), ("2026-09-09", "-", "002", []),
+     ("2026-09-10", "P", "001", ["002"])],
 )
 def test_multifamily_plex_in_ng_before_and_after_001(tables, date, value, document, history):
     at = tables_as_of(tables, date)
@@ -54,13 +56,13 @@ def test_multifamily_plex_in_ng_before_and_after_001(tables, date, value, docume
 
 
 def test_tables_new_in_001_do_not_exist_before_it(tables):
-    before = {(e.cell.section, e.cell.table) for e in tables_as_of(tables, "2026-08-10").effective}
+    before = {(e.cell.section, e.cell.table) for e in tables_as_of(tables, "2026-09-09").effective}
     after = {(e.cell.section, e.cell.table) for e in tables.effective}
     assert after - before == {("17.30.030", "3-2"), ("17.36.090", "3-8"), ("17.36.090", "3-9"), ("17.24.020", "2-4")}
 
 
 def test_codified_table_2_1_replaces_002_after_its_date(tables):
-    assert _cell(tables_as_of(tables, "2026-01-13"), "17.20.020", "2-1", "MHP-S", "Location within Transect"
+    assert _cell(tables_as_of(tables, "2026-02-12"), "17.20.020", "2-1", "MHP-S", "Location within Transect"
                  ).cell.document == "002"
     assert _cell(tables_as_of(tables, "2026-05-11"), "17.20.020", "2-1", "MHP-S", "Location within Transect"
                  ).cell.document == "003"
@@ -71,17 +73,31 @@ def test_before_every_document_there_are_no_cells(tables):
 
 
 def test_reviewed_readings_hold_as_of_a_date(tables):
-    cell = _cell(tables_as_of(tables, "2026-01-01"), "17.60.040", "6-1", "Use Permit (UP)", "Planning Commission")
+    cell = _cell(tables_as_of(tables, "2026-03-01"), "17.60.040", "6-1", "Use Permit (UP)", "Planning Commission")
     assert cell.cell.value == "Decision" and cell.cell.reviewed
 
 
 def test_documents_in_force_mark_the_proposed_one():
     documents = load_manifest(default_corpus_dir())
-    now, later = documents_in_force(documents, "2026-01-01")
+    now, later = documents_in_force(documents, "2026-03-01")
     assert [d.id for d in now] == ["000", "002"] and [d.id for d in later] == ["003", "001"]
     assert now[0].proposed and not now[1].proposed
-    line = in_force_line(documents, "2026-01-01")
+    line = in_force_line(documents, "2026-03-01")
     assert "000" in line and "proposed, no adoption date" in line and "Not yet: 003" in line
+    assert "adopted 2026-01-13, effective 2026-02-12" in line
+
+
+@pytest.mark.parametrize("day, in_force, pending", [
+    ("2023-12-05", [], ["000", "002", "003", "001"]),  # 000: thirty days after 2023-11-06 at the earliest
+    ("2026-02-11", ["000"], ["002", "003", "001"]),  # Ord. 939: adopted 2026-01-13, effective thirty days later
+    ("2026-08-20", ["000", "002", "003"], ["001"]),  # 001: introduced 2026-08-11, not in force before 2026-09-10
+    ("2026-09-10", ["000", "002", "003", "001"], []),
+])
+def test_documents_take_effect_on_their_effective_date(day, in_force, pending):
+    now, later = documents_in_force(load_manifest(default_corpus_dir()), day)
+    assert ([d.id for d in now], [d.id for d in later]) == (in_force, pending)
+    line = in_force_line(load_manifest(default_corpus_dir()), day)
+    assert all(f"{i} (pending: " in line for i in pending) if in_force else "no document" in line
 
 
 @pytest.mark.parametrize("text", ["2026-1-1", "yesterday", "2026-02-30", ""])
@@ -108,8 +124,8 @@ def test_cli_as_of_json_marks_date_and_proposed_documents(tables, monkeypatch):
 
 
 def test_cli_as_of_text_names_documents_in_force(tables, monkeypatch):
-    code, out, _ = _run(["--as-of", "2026-01-01", "--table", "6-1"], tables, monkeypatch)
-    assert code == 0 and out.startswith("As of 2026-01-01, in force: 000")
+    code, out, _ = _run(["--as-of", "2026-03-01", "--table", "6-1"], tables, monkeypatch)
+    assert code == 0 and out.startswith("As of 2026-03-01, in force: 000")
 
 
 def test_cli_refuses_a_malformed_date(tables, monkeypatch):
@@ -133,14 +149,15 @@ def ask_as_of():
 
 @pytest.mark.parametrize(
     "date, first_line",
-    [("2025-01-01", "Not allowed."), ("2026-01-01", "specific use regulations (S)")],
+    [("2025-01-01", "Not allowed."), ("2026-01-01", "Not allowed."), ("2026-03-01", "specific use regulations (S)")],
 )
 def test_assistant_as_of_before_and_after_002(ask_as_of, date, first_line):
     answer = ask_as_of(date, "Is a telecommunications facility allowed in HC?")
     assert first_line in answer.first_line
 
 
-@pytest.mark.parametrize("date, first_line", [("2026-01-01", "Not allowed."), ("2026-09-01", "Permitted (P)")])
+@pytest.mark.parametrize("date, first_line", [("2026-03-01", "Not allowed."), ("2026-08-20", "Not allowed."),
+                                              ("2026-09-10", "Permitted (P)")])
 def test_assistant_as_of_before_and_after_001(ask_as_of, date, first_line):
     answer = ask_as_of(date, "is multifamily plex housing allowed in the Northern Gateway")
     assert first_line in answer.first_line
@@ -151,14 +168,14 @@ def test_assistant_cli_as_of_says_which_documents_were_in_force():
     import sys
 
     done = subprocess.run(
-        [sys.executable, "-m", "assistant", "ask", "--json", "--as-of", "2026-01-01",
+        [sys.executable, "-m", "assistant", "ask", "--json", "--as-of", "2026-03-01",
          "is multifamily plex housing allowed in the Northern Gateway"],
         capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
     assert answer["answer"].startswith("Not allowed.")
-    assert "As of 2026-01-01, in force: 000" in answer["answer"]
+    assert "As of 2026-03-01, in force: 000" in answer["answer"]
     assert [d["id"] for d in answer["as_of"]["documents"]] == ["000", "002"]
     assert answer["as_of"]["documents"][0]["proposed"] is True
     assert [d["id"] for d in answer["as_of"]["ignored"]] == ["003", "001"]

@@ -149,15 +149,15 @@ def _effective(tables, section, table, row, column):
 
 def test_amendment_multifamily_plex_in_ng(tables):
     cell = _effective(tables, "17.22.020", "2-4", "Multifamily plex housing", "NG")
-    assert (cell.cell.value, cell.cell.document, cell.cell.date) == ("P", "001", "2026-08-11")
-    assert [(h.value, h.document, h.date) for h in cell.history] == [("-", "002", "2025-12-09")]
+    assert (cell.cell.value, cell.cell.document, cell.cell.date) == ("P", "001", "2026-09-10")
+    assert [(h.value, h.document, h.date) for h in cell.history] == [("-", "002", "2026-02-12")]
     assert [f.number for f in cell.cell.footnotes] == ["10"]
 
 
 def test_amendment_telecommunications_in_hc(tables):
     cell = _effective(tables, "17.22.020", "2-4", "Telecommunications facility", "HC")
     assert (cell.cell.value, cell.cell.document) == ("S", "002")
-    assert [(h.value, h.document, h.date) for h in cell.history] == [("-", "000", "2023-11-06")]
+    assert [(h.value, h.document, h.date) for h in cell.history] == [("-", "000", "2023-12-06")]
 
 
 def test_excerpt_does_not_drop_rows_but_a_restatement_does(tables):

@@ -21,6 +21,14 @@ ODD = {
     "zero-width joiner and BOM": "Can I open a \ufeffbar\u200d in CE?",
     "full-width district": "Can I open a bar in \uff23\uff25?",
     "full-width question": "\uff23\uff41\uff4e I open a bar in CE\uff1f",
+    # issue 45: format and filler characters inside a word made a plain question decline
+    "invisible separator U+2063": "Can I open a b\u2063ar in CE?",
+    "combining grapheme joiner U+034F": "Can I open a b\u034far in CE?",
+    "variation selector U+FE0F": "Can I open a b\ufe0far in CE?",
+    "Hangul filler U+3164": "Can I open a b\u3164ar in CE?",
+    "Braille blank U+2800": "Can I open a b\u2800ar in CE?",
+    "tag characters": "Can I open a b\U000e0062\U000e0061ar in C\U000e007fE?",
+    "half-width Hangul filler U+FFA0": "Can I open a b\uffa0ar in CE?",
 }
 
 
@@ -53,6 +61,25 @@ def viewer():
 def test_the_web_engine_answers_odd_characters_as_the_plain_question(odd, viewer):
     plain, answered = viewer.engine.ask(PLAIN), viewer.engine.ask(ODD[odd])
     assert (answered.route, answered.answer, answered.abstained) == (plain.route, plain.answer, plain.abstained)
+
+
+@pytest.mark.parametrize("lower", ["Can I open a bar in ce?", "can i open a bar in the ce district",
+                                   "can i open a bar in ce"])
+def test_a_lower_case_district_symbol_where_a_district_stands_is_that_district(lower, viewer):
+    """Issue 45: "ce" declined; a lower-case symbol counts where the question places a district."""
+    plain, answered = viewer.engine.ask(PLAIN), viewer.engine.ask(lower)
+    assert not answered.abstained and answered.first_line == plain.first_line
+    assert [c["column"] for c in answered.lookups] == ["CE"]
+
+
+def test_a_lower_case_symbol_that_is_a_place_or_a_word_is_no_district():
+    from assistant.understand import understand
+    from assistant.vocab import load_vocabulary
+
+    vocabulary = load_vocabulary()
+    assert understand("i live in ca, can i open a bar?", vocabulary).districts == ()  # California
+    assert understand("can i open a bar in lp or ce?", vocabulary).districts == ("LP", "CE")
+    assert understand("is the ce of the company allowed to sign?", vocabulary).districts == ()
 
 
 def test_a_lone_surrogate_in_the_page_gives_an_answer_the_stream_can_send(viewer):

@@ -53,19 +53,20 @@ def engine():
 def test_an_earlier_day_is_answered_as_the_law_then_stood_and_says_so(engine):
     question = "Can I open a gym in the LP district?"
     then = engine.ask(question, as_of="2024-06-01")
-    assert then.first_line == "As of 2024-06-01: Not allowed."
+    assert then.first_line == ("As of 2024-06-01: Not allowed. This rests only on a proposed ordinance, not shown "
+                               "adopted: Telecommunications facilities ordinance (000, effective 2023-12-06 at the earliest).")
     assert then.as_of["date"] == "2024-06-01" and [d["id"] for d in then.as_of["documents"]] == ["000"]
     assert any(line.startswith("Since then (Ord. 939") for line in then.answer.split("\n"))
     now = engine.ask(question)
     assert now.first_line == "Permitted (P); a zoning clearance is required."
     card = Viewer(engine).cards([(question, then, None, {})])
-    assert "Valid for 2024-06-01: the law as it stood under Telecommunications facilities ordinance (2023-11-06)" in card
+    assert "Valid for 2024-06-01: the law as it stood under Telecommunications facilities ordinance (2023-12-06)" in card
     reader = Viewer(engine).citation_view(then, 0)
     assert "This grid shows the table as it stands now; the answer is as of 2024-06-01." in reader
     assert "stands now" not in Viewer(engine).citation_view(now, 0)
-    # The question's own time words win over the box: "in 2026" is today's law whatever the box says.
-    assert engine.ask("Can I open a gym in the LP district in 2026?", as_of="2024-06-01").first_line.startswith(
-        "As of 2026-01-01: Permitted (P)")
+    # The question's own time words win over the box: "in March 2026" (Ord. 939 in effect from 2026-02-12).
+    assert engine.ask("Can I open a gym in the LP district in March 2026?", as_of="2024-06-01").first_line.startswith(
+        "As of 2026-03-01: Permitted (P)")
 
 
 def _key(change) -> tuple:
@@ -90,7 +91,7 @@ def test_the_change_page_lists_what_ingest_diff_lists_for_the_same_ordinance(eng
     assert [(s.section, s.kind, s.previous) for s in found.sections] == [(s.section, s.kind, s.previous) for s in diff.sections]
     assert found.restated == len(diff.cells) - len(diff.changed_cells)
     page = Viewer(engine).changes_view("001")
-    assert "What Corrections and streamlining ordinance (2026-08-11) changed" in page
+    assert "What Corrections and streamlining ordinance (2026-09-10) changed" in page
     assert "Multifamily plex housing | NG: - (Ord. 939 (Santero Way and TOC districts)) -&gt; P" in page
     assert 'href="?section=17.22.020&amp;table=2-4"' in page  # each table opens as a grid
 
@@ -99,7 +100,7 @@ def test_the_change_page_of_ord_939_and_of_an_unknown_document(engine):
     page = Viewer(engine).changes_view("002")
     assert ("Health/fitness facility (Recreation, Education and Public Assembly Uses) | LP: - (Telecommunications "
             "facilities ordinance) -&gt; P") in page
-    assert "Cite as: <span>§ 17.22.020, Table 2-4 — Ord. 939 (Santero Way and TOC districts), 2025-12-09</span>" in page
+    assert "Cite as: <span>§ 17.22.020, Table 2-4 — Ord. 939 (Santero Way and TOC districts), 2026-02-12</span>" in page
     assert changes_page(document_changes([], [], "zzz"), "zzz", str, lambda c: None).startswith('<p class="section-note">')
     assert "No loaded document has the id" in Viewer(engine).changes_view("zzz")
 

@@ -73,7 +73,7 @@ def launch(demo, host: str, port: int, concurrency: int, queue_size: int, block:
 
     from settings import default_hosts as _default_hosts
 
-    from .guard import middleware
+    from .guard import event_inputs, middleware
     from .ui import CSS, JS
 
     from .sessions import start_sweeper
@@ -92,7 +92,8 @@ def launch(demo, host: str, port: int, concurrency: int, queue_size: int, block:
                        prevent_thread_lock=not block, quiet=False,
                        state_session_capacity=settings.value("session_capacity"),
                        app_kwargs={"middleware": middleware(allowed_hosts or _default_hosts(host),
-                                                            max_body or settings.value("max_request_bytes"))})
+                                                            max_body or settings.value("max_request_bytes"),
+                                                            inputs=lambda: event_inputs(demo))})
 
 
 def _banner_head(banner: str) -> str:
@@ -172,6 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     engine.start_index()
     log.info("serving on http://%s:%s (Ctrl+C stops); answering to Host %s", args.host, args.port,
              ", ".join(args.settings.hosts))
+    from .shutdown import on_sigterm
+
+    on_sigterm(demo.close, args.settings.shutdown_seconds)  # finish the answers in flight, then stop
     try:
         launch(demo, args.host, args.port, args.concurrency, args.queue_size, banner=banner,
                allowed_hosts=args.settings.hosts, max_body=args.settings.max_request_bytes)

@@ -474,9 +474,41 @@ def _footer(gr, parts: Parts, engine: Engine) -> None:
     parts.timer = gr.Timer(1.0)
 
 
+def safe_event(fn, what: str):
+    """An event as the page calls it (issue 45): each text input through the question box's normalisation
+    (``assistant.validate.clean_question``: a lone surrogate, a control or format character never reaches
+    the finder, the navigation or the jump box raw), and a failure one log line and a message that prints
+    no traceback (gradio prints one for any other exception)."""
+    import functools
+
+    from assistant.validate import clean_question
+
+    @functools.wraps(fn)
+    def call(*args):
+        import gradio as gr
+
+        from .shutdown import IN_FLIGHT
+
+        args = tuple(clean_question(a) if isinstance(a, str) else a for a in args)
+        try:
+            with IN_FLIGHT.one():  # a SIGTERM lets it finish (webapp/shutdown.py)
+                return fn(*args)
+        except gr.Error:
+            raise
+        except Exception as error:  # noqa: BLE001 - one line for the operator, a plain message for the page
+            import logging
+
+            logging.getLogger("webapp").warning("event %s failed: %s: %s", what, type(error).__name__,
+                                                str(error)[:200])
+            raise gr.Error("That could not be shown; please try again.", print_exception=False) from None
+
+    return call
+
+
 def _wire(gr, demo, parts: Parts, events: "Events") -> None:
     """Every event, private to the page, and the two public API endpoints."""
     p, private = parts, {"api_visibility": "private"}
+    events = _SafeEvents(events)
     answer_outputs = [p.question, p.chat, p.state, p.live, p.reader, p.reader_cell, p.as_of_note]
     p.question.submit(events.respond, [p.question, p.state, p.as_of], answer_outputs, **private)
     p.ask_button.click(events.respond, [p.question, p.state, p.as_of], answer_outputs, **private)
@@ -498,6 +530,25 @@ def _wire(gr, demo, parts: Parts, events: "Events") -> None:
     demo.load(on_load, None, [p.status, p.tabs, p.jump_box, p.staff_view, p.staff_copy, p.as_of], queue=False, **private)
     gr.api(events.viewer.ask_markdown, api_name="ask")
     gr.api(events.viewer.section_lookup, api_name="section")
+
+
+class _SafeEvents:
+    """``events`` with each event the page wires through ``safe_event`` (its viewer's too)."""
+
+    def __init__(self, events: "Events"):
+        self._events = events
+        self.respond = safe_event(events.respond, "answer")
+        self.navigate = safe_event(events.navigate, "navigate")
+        self.nav_outputs = events.nav_outputs
+        self.status_tick = events.status_tick
+        self.on_load = events.on_load
+        viewer = events.viewer
+        self.viewer = type("SafeViewer", (), {
+            "jump": staticmethod(safe_event(viewer.jump, "jump")),
+            "find_use": staticmethod(safe_event(viewer.find_use, "find use")),
+            "ask_markdown": staticmethod(safe_event(viewer.ask_markdown, "ask")),
+            "section_lookup": staticmethod(safe_event(viewer.section_lookup, "section")),
+        })()
 
 
 class Events:

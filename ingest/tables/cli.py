@@ -59,6 +59,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.as_of:
         tables = tables_as_of(tables, args.as_of)
+    else:  # today's law: a document that takes effect later is pending, never today's law (issue 45)
+        from ingest.asof import pending, today
+
+        try:
+            waiting = pending(_documents(args.corpus))
+        except IngestError:
+            waiting = []
+        if waiting:
+            tables = tables_as_of(tables, today())
+            print(f"note: {', '.join(f'{d.id} (takes effect {d.date})' for d in waiting)} pending: left out of "
+                  "today's cells; --as-of DAY shows the law on that day", file=sys.stderr)
     cells = [
         cell for cell in tables.effective
         if (not args.table or cell.cell.table == args.table)
