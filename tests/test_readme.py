@@ -47,6 +47,12 @@ def test_the_readme_installs_as_ci_does():
     assert f"torch {torch.group(1)}" in text
 
 
+def test_ci_runs_exactly_the_readme_test_command():
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    command = next(line for line in ci.splitlines() if line.startswith("python3 -m venv"))
+    assert f"`{command}`" in README.read_text(encoding="utf-8")
+
+
 @pytest.fixture(scope="module")
 def assistant():
     from assistant import load_assistant
