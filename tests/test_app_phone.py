@@ -182,7 +182,7 @@ def test_help_gets_a_guide_whose_examples_ask(server, browser, size):
     turn = _ask(browser, "help", "What I can answer, and how to ask")
     head = turn.find_element(By.CSS_SELECTOR, ".headline")
     _wait(lambda: _first_line_in_view(browser, head), timeout=5, what="the guide's first line in view")
-    assert "Loaded: 4 documents dated 2023-11-06 to 2026-08-11" in turn.text
+    assert "Loaded: 4 documents dated 2023-12-06 to 2026-09-10" in turn.text
     examples = turn.find_elements(By.CSS_SELECTOR, "button.example")
     assert len(examples) >= 5 and all(b.text.strip() for b in examples)
     assert not turn.find_elements(By.CSS_SELECTOR, ".feedback, .nearest")  # not an answer: nothing to mark, no sections

@@ -58,13 +58,13 @@ def test_the_guide_says_what_is_loaded_and_offers_five_examples_as_buttons(spy):
     assert card.startswith('<article class="turn latest guide"')
     assert re.search(r'<h3 class="headline" id="turn-0-head" data-scroll-to="start">What I can answer, and how to ask</h3>',
                      card)
-    assert "Loaded: 4 documents dated 2023-11-06 to 2026-08-11" in card and "?coverage=1" in card
+    assert "Loaded: 4 documents dated 2023-12-06 to 2026-09-10" in card and "?coverage=1" in card
     buttons = re.findall(r'<button type="button" class="follow example" data-nav="([^"]+)">([^<]+)</button>', card)
     assert len(buttons) >= 5
     for command, text in buttons:
         assert json.loads(html.unescape(command)) == {"do": "ask", "q": html.unescape(text)}
     assert [html.unescape(t) for _, t in buttons] == list(found.examples)
-    assert "2026-08-11" in card and card.count("<li>") >= 4 + 5  # each loaded document, each kind of question
+    assert "2026-09-10" in card and card.count("<li>") >= 4 + 5  # each loaded document, each kind of question
 
 
 def test_a_guide_is_not_a_turn_the_assistant_reads_as_history(spy):
@@ -82,6 +82,6 @@ def test_the_ask_endpoint_gives_the_guide_as_markdown(spy):
     markdown = Viewer(spy).ask_markdown("what can you do?")
     lines = markdown.split("\n")
     assert lines[0] == "**What I can answer, and how to ask**"
-    assert lines[1].startswith("Loaded: 4 documents dated 2023-11-06 to 2026-08-11")
+    assert lines[1].startswith("Loaded: 4 documents dated 2023-12-06 to 2026-09-10")
     assert sum(line.startswith("- ") for line in lines) == len(guide.KINDS) >= 5
     assert views.md_escape("“Can I open a bar on East Cotati Avenue?”") in markdown

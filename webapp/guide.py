@@ -47,7 +47,7 @@ class Guide:
     """A guide to the assistant, the reply to "help": no citations, never recorded as an answer."""
 
     question: str
-    loaded: str  # the coverage summary: "4 documents dated 2023-11-06 to 2026-08-11: ..."
+    loaded: str  # the coverage summary: "4 documents dated 2023-12-06 to 2026-09-10: ..." (the days they take effect)
     documents: tuple[tuple[str, str], ...]  # (label, date), oldest first
     kinds: tuple[tuple[str, str], ...] = KINDS
     route: str = "guide"
