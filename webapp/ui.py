@@ -234,10 +234,22 @@ JS = """
       if (how === 'start' && el.closest('.turn')) {
         // A new answer: its question and first line at the top. Checked again for a moment: the question box,
         // emptied while it has the focus, scrolls its caret into view after the answer is drawn.
-        // Any click, key or touch of the reader's own ends the checks (theirs is the last word).
+        // Any click, key or touch of the reader's own ends the checks (theirs is the last word), and so does
+        // any other scroll the checks did not make, but the caret's (the box, focused, brought on the screen):
+        // a reader who has already scrolled on to the answer's Helpful button is not pulled back to its top.
         const token = ++window.__cotatiMoves;
+        let left = window.scrollY;
+        const caret = () => {
+          const box = document.querySelector('#question textarea');
+          if (!box || document.activeElement !== box) return false;
+          const r = box.getBoundingClientRect();
+          return r.bottom > 0 && r.top < window.innerHeight;
+        };
         const bring = () => {
-          if (token === window.__cotatiMoves && el.isConnected && !lineInView(el)) el.closest('.turn').scrollIntoView({block: 'start'});
+          if (token !== window.__cotatiMoves || !el.isConnected) return;
+          if (Math.abs(window.scrollY - left) > 1 && !caret()) { window.__cotatiMoves += 1; return; }
+          if (!lineInView(el)) el.closest('.turn').scrollIntoView({block: 'start'});
+          left = window.scrollY;
         };
         bring();
         [120, 350, 700].forEach((ms) => setTimeout(bring, ms));
