@@ -34,9 +34,9 @@ def test_cite_the_section_on_a_subject(res):
     (found,) = _proposed(res, "Cite the section on cell tower setbacks.")
     assert found.answer_type == "section"
     (cited,) = found.answer.citations
-    assert (cited.section, cited.document, cited.date) == ("17.44.060", "000", "2023-11-06")
+    assert (cited.section, cited.document, cited.date) == ("17.44.060", "000", "2023-12-06")
     assert found.answer.first_line == ("§ 17.44.060 Facility design and development standards "
-                                       "(Telecommunications facilities ordinance, 2023-11-06).")
+                                       "(Telecommunications facilities ordinance, 2023-12-06).")
     assert "setback" in cited.quote  # the sentence of it that speaks of the subject
 
 
@@ -44,8 +44,8 @@ def test_which_ordinance_last_changed_the_fence_table(res):
     (found,) = _proposed(res, "Which ordinance last changed the fence table?")
     assert found.answer_type == "ordinance_fact"
     (cited,) = found.answer.citations
-    assert (cited.section, cited.table, cited.document, cited.date) == ("17.30.030", "Table 3-2", "001", "2026-08-11")
-    assert found.answer.first_line == ("Corrections and streamlining ordinance (2026-08-11) last changed Table 3-2 "
+    assert (cited.section, cited.table, cited.document, cited.date) == ("17.30.030", "Table 3-2", "001", "2026-09-10")
+    assert found.answer.first_line == ("Corrections and streamlining ordinance (2026-09-10) last changed Table 3-2 "
                                        "Maximum Height of Fences, Walls, and Hedges (§ 17.30.030).")
     assert {cell["table"] for cell in found.answer.lookups} == {"3-2"}
     assert found.answer.signals["table_by_topic"] == 1.0
@@ -66,7 +66,7 @@ def test_the_parking_table_was_last_changed_by_ord_939(res):
 
 def test_a_section_by_number(res):
     (found,) = _proposed(res, "which ordinance last amended 17.44.060?")
-    assert found.answer.first_line.startswith("Telecommunications facilities ordinance (2023-11-06) last changed "
+    assert found.answer.first_line.startswith("Telecommunications facilities ordinance (2023-12-06) last changed "
                                               "§ 17.44.060 Facility design and development standards")
 
 
