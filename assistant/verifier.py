@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ingest.integrity import file_sha256 as sha256_file  # the project's one file hash (the manifest's files)
+
 VERIFIER_DIR = Path(__file__).parent / "data" / "verifier"
 MODEL_FILE = "verifier.onnx"
 TOKENIZER_FILE = "tokenizer.json"
@@ -56,14 +58,6 @@ def statement(answer) -> str:
 def logit(p: float) -> float:
     p = min(1.0 - 1e-6, max(1e-6, p))
     return math.log(p / (1.0 - p))
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def bank_hash(batches: Sequence[str], bank_dir: Path | None = None) -> str:

@@ -43,35 +43,43 @@ class Judged:
     group: str
 
 
-def judge_candidates(items: Sequence[GoldItem], res, dev: bool, progress=None) -> list[Judged]:
-    from assistant import chooser
-
-    from .records import parse_answer
-    from .score import judge_answer
-
-    from assistant import timepoint
+def judged_gold(items: Sequence[GoldItem], res, dev: bool):
+    """(index, item, [(features, candidate, right)]) for each gold question the ranker answers: its
+    candidates judged as ``python -m eval`` judges answers (a dev question's paraphrase group out of
+    the bank). Questions of another day or of a document's changes are skipped (service.py answers them)."""
+    from assistant import chooser, timepoint
     from assistant.bank import question_key
 
     from .bank_eval import dev_groups
+    from .records import parse_answer
+    from .score import judge_answer
 
     groups = dev_groups(items) if dev else {}
     documents = list(res.corpus.documents.values())
+    try:
+        for n, item in enumerate(items):
+            if timepoint.asked_change(item.question, documents) or timepoint.asked_time(item.question, documents):
+                continue
+            res.bank_left_out = groups.get(question_key(item.question), frozenset())
+            query = res.read(item.question)
+            pairs, _ = chooser.scored(query, res)
+            judged = []
+            for feats, candidate in pairs:
+                answer = chooser.interpreted(query, chooser._given(query, candidate, res), res)
+                view = parse_answer({**answer.to_dict(), "question": item.question}, item.id)
+                judged.append((feats, candidate, judge_answer(item, view).outcome == "right"))
+            yield n, item, judged
+    finally:
+        res.bank_left_out = frozenset()
+
+
+def judge_candidates(items: Sequence[GoldItem], res, dev: bool, progress=None) -> list[Judged]:
     judged = []
-    for n, item in enumerate(items):
-        if timepoint.asked_change(item.question, documents) or timepoint.asked_time(item.question, documents):
-            continue  # answered by the law of another day or a document's changes (service.py): not this chooser's
-        res.bank_left_out = groups.get(question_key(item.question), frozenset())
-        query = res.read(item.question)
-        pairs, _ = chooser.scored(query, res)
-        examples = []
-        for feats, candidate in pairs:
-            answer = chooser.interpreted(query, chooser._given(query, candidate, res), res)
-            view = parse_answer({**answer.to_dict(), "question": item.question}, item.id)
-            examples.append(Example(n, feats, judge_answer(item, view).outcome == "right"))
-        judged.append(Judged(tuple(examples), item.abstain, item.group or item.id))
+    for n, item, pairs in judged_gold(items, res, dev):
+        examples = tuple(Example(n, feats, right) for feats, _, right in pairs)
+        judged.append(Judged(examples, item.abstain, item.group or item.id))
         if progress and n % 200 == 0:
             progress(f"{n}/{len(items)}")
-    res.bank_left_out = frozenset()
     return judged
 
 

@@ -70,36 +70,19 @@ def bank_rows(res, shard: tuple[int, int], say):
 
 
 def gold_rows(name: str, res, say):
-    from assistant import chooser, timepoint
-    from assistant.bank import question_key
     from assistant.verifier import statement
 
-    from .bank_eval import dev_groups
-    from .records import parse_answer
-    from .score import judge_answer
+    from .ranker_fit import judged_gold
 
     items = load_gold(SETS[name])
-    groups = dev_groups(items) if name == "dev" else {}
-    documents = list(res.corpus.documents.values())
     started = time.perf_counter()
-    for n, item in enumerate(items):
-        if timepoint.asked_change(item.question, documents) or timepoint.asked_time(item.question, documents):
-            continue  # the law of another day or a document's changes: answered in service.py, not ranked
-        res.bank_left_out = groups.get(question_key(item.question), frozenset())
-        query = res.read(item.question)
-        pairs, _ = chooser.scored(query, res)
-        examples = []
-        for feats, candidate in pairs:
-            answer = chooser.interpreted(query, chooser._given(query, candidate, res), res)
-            view = parse_answer({**answer.to_dict(), "question": item.question}, item.id)
-            examples.append({"f": feats, "r": judge_answer(item, view).outcome == "right",
-                             "t": statement(candidate.answer)})
+    for n, item, pairs in judged_gold(items, res, dev=name == "dev"):
+        examples = [{"f": feats, "r": right, "t": statement(candidate.answer)} for feats, candidate, right in pairs]
         # The file stays under var/ (ignored); the fit reads the holdout's rows in aggregate only.
         yield {"set": name, "group": item.group or item.id, "batch": name, "abstain": item.abstain,
                "question": item.question, "examples": examples}
         if n % 200 == 0:
             say(f"{name} {_eta(started, n + 1, len(items))}")
-    res.bank_left_out = frozenset()
 
 
 def main(argv: list[str] | None = None) -> int:

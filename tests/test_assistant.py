@@ -62,15 +62,20 @@ def test_section_table_and_parcel_numbers_are_read():
     assert query.sections == ("17.44.065",) and query.tables == ("2-4",) and query.apn == "144-720-061"
 
 
-@pytest.fixture(scope="module")
-def assistant():
+def hermetic_assistant():
+    """The bundled corpus and tables with the fake searcher (no index, no model), without the fitted
+    threshold: routing and composition depend only on the mechanism."""
     from assistant.service import load_assistant
 
-    # Routing and composition are tested without the fitted threshold, which declines on its own
-    # terms (tests/test_confidence.py); the answers' lines here depend only on the mechanism.
     built = load_assistant(calibrated=False)
     built.resources.use_searcher(lambda: FakeSearcher(built.corpus))
     return built
+
+
+@pytest.fixture(scope="module")
+def assistant():
+    # the fitted threshold declines on its own terms (tests/test_confidence.py)
+    return hermetic_assistant()
 
 
 class FakeHit:

@@ -50,13 +50,9 @@ def test_every_name_a_proposer_gives_is_declared():
 
 @pytest.fixture(scope="module")
 def res():
-    from assistant.service import load_assistant
+    from tests.test_assistant import hermetic_assistant
 
-    from tests.test_assistant import FakeSearcher
-
-    built = load_assistant(calibrated=False)
-    built.resources.use_searcher(lambda: FakeSearcher(built.corpus))
-    return built.resources
+    return hermetic_assistant().resources
 
 
 @pytest.mark.parametrize("question", ["Table 2-4", "Cite the section on cell tower setbacks.",

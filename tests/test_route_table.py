@@ -15,13 +15,9 @@ from assistant.types import Query
 
 @pytest.fixture(scope="module")
 def res():
-    from assistant.service import load_assistant
+    from tests.test_assistant import hermetic_assistant
 
-    from tests.test_assistant import FakeSearcher
-
-    built = load_assistant(calibrated=False)
-    built.resources.use_searcher(lambda: FakeSearcher(built.corpus))
-    return built.resources
+    return hermetic_assistant().resources
 
 
 def _proposed(res, question):
