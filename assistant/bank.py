@@ -100,6 +100,16 @@ def load(folder: Path = BANK_DIR) -> tuple[Entry, ...]:
     return tuple(seen.values())
 
 
+def batches_hash(batches: Iterable[str], folder: Path | None = None) -> str:
+    """The hash of the entries of bank ``batches`` (what a model trained on them is stale against)."""
+    import hashlib
+
+    wanted = set(batches)
+    chosen = sorted(json.dumps([e.question, e.unit, e.batch], ensure_ascii=False)
+                    for e in load(folder if folder is not None else BANK_DIR) if e.batch.split("-")[0] in wanted)
+    return hashlib.sha256("\n".join(chosen).encode()).hexdigest()[:16]
+
+
 class Bank:
     """The entries and their unit vectors; ``votes`` for a question's vector."""
 

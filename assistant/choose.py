@@ -75,9 +75,23 @@ class Settings:
     verifier_lr: float = 5e-5
     verifier_warmup: float = 0.05  # share of the steps the learning rate rises over
     verifier_seed: int = 13
+    # -- the question encoder (assistant/encoder.py; trained by eval/encoder_train.py) --
+    encoder_batches: tuple = ("b1", "b2", "b3")  # bank batches it is trained on (b4: the ranker's bank examples)
+    encoder_epochs: int = 1
+    encoder_batch: int = 32  # question pairs a step, one per unit (the rest of the batch: its negatives)
+    encoder_lr: float = 3e-5
+    encoder_warmup: float = 0.1
+    encoder_scale: float = 20.0  # cosine similarities times this in the in-batch softmax
+    encoder_max_length: int = 48  # word pieces of a question (98% of bank questions are shorter)
+    encoder_seed: int = 17
 
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:16]
+
+    def encoder_digest(self) -> str:
+        """The hash of what shapes the trained question encoder (its manifest records it)."""
+        shaping = {k: v for k, v in asdict(self).items() if k.startswith("encoder_")}
+        return hashlib.sha256(json.dumps(shaping, sort_keys=True).encode()).hexdigest()[:16]
 
     def verifier_digest(self) -> str:
         """The hash of what shapes the trained verifier (its manifest records it; the operating point does not)."""
@@ -212,8 +226,8 @@ def load(path: Path = RANKER) -> Ranker | None:
         return None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        settings = Settings(**{**data["settings"], **({"verifier_batches": tuple(data["settings"]["verifier_batches"])}
-                                                       if "verifier_batches" in data["settings"] else {})})
+        # JSON has no tuples: the list-valued settings come back as the tuples they were
+        settings = Settings(**{k: tuple(v) if isinstance(v, list) else v for k, v in data["settings"].items()})
         names = tuple(data["features"])
         return Ranker(settings, names, tuple(float(data["features"][n]["mean"]) for n in names),
                       tuple(float(data["features"][n]["scale"]) or 1.0 for n in names),

@@ -118,6 +118,7 @@ class Resources:
         self._read: dict[str, Query] = {}  # the last questions understood (a few), and their Queries
         self._ranker_applies = None  # ranker_applies(), on first use
         self._verifier = None  # the trained verifier (assistant.verifier), False when none; on first use
+        self._question_encoder = None  # the trained question encoder (assistant.encoder), False when none
         # Typos are corrected only towards words the vocabulary or the corpus itself uses, so a
         # word the code prints ("nonresidential") is never "corrected" to another ("residential").
         known = tables.row_words() | {word for word in corpus.idf if word.isalpha()}
@@ -141,6 +142,7 @@ class Resources:
         self.meanings, self._sentences, self._parts_by_section = None, None, None
         self._provision_vectors, self._path_vectors, self._last_hits = None, None, None
         self._bank, self._last_votes, self.last_passages = None, None, None
+        self._question_encoder = None
 
     # -- the question bank ----------------------------------------------------------------------------
     def question_bank(self):
@@ -153,8 +155,10 @@ class Resources:
             known = {u.id for u in self.units()} | {bank_mod.DECLINE}
             entries = tuple(e for e in entries if e.unit in known)  # a unit the loaded corpus lacks: no vote
             cache = bank_mod.CACHE_NAME if self.bank_entries is None else "bank_eval.npz"  # keep the shipped cache
-            vectors = self._vectors([e.question for e in entries], cache) if entries else None
-            if vectors is None:
+            encoder = self.question_encoder
+            if encoder is not None and entries:
+                self._bank = bank_mod.Bank(entries, encoder.bank_vectors([e.question for e in entries]))
+            elif (vectors := self._vectors([e.question for e in entries], cache) if entries else None) is None:
                 self._bank = False
             else:
                 self._bank = bank_mod.Bank(entries, vectors.vectors[[vectors.row[e.question] for e in entries]])
@@ -173,7 +177,9 @@ class Resources:
         left_out = self.bank_left_out or self.bank_left_out_by_question.get(question_key(query.text), frozenset())
         key = (query.text, k, left_out)
         if self._last_votes is None or self._last_votes[0] != key:  # the route and the ranker ask in turn
-            self._last_votes = (key, bank.votes(self.searcher.query_vector(query.text), k, left_out))
+            encoder = self.question_encoder
+            vector = encoder.encode([query.text])[0] if encoder is not None else self.searcher.query_vector(query.text)
+            self._last_votes = (key, bank.votes(vector, k, left_out))
         return self._last_votes[1]
 
     def units(self) -> list:
@@ -229,6 +235,20 @@ class Resources:
         if encoder is None or (fitted and getattr(encoder, "model_id", None) != fitted):
             return None
         return encoder
+
+    @property
+    def question_encoder(self):
+        """The shipped question encoder the bank is matched with, when ``COTATI_ENCODER`` is on and the
+        index embeds with the model it was trained from; None otherwise (the bank uses the index's
+        model, as the ranker's signals-only figures were once fitted)."""
+        if self._question_encoder is None:
+            import settings as settings_mod
+
+            from . import encoder as encoder_mod
+
+            on = settings_mod.value("encoder") and self.comparable_encoder() is not None
+            self._question_encoder = (encoder_mod.load() if on else None) or False
+        return self._question_encoder or None
 
     @property
     def verifier(self):

@@ -17,19 +17,17 @@ Nothing loads at import time; onnxruntime and tokenizers are imported when a mod
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ingest.integrity import file_sha256 as sha256_file  # the project's one file hash (the manifest's files)
+from .shipped_model import MANIFEST_FILE, checked_manifest, sha256_file  # noqa: F401  (the trainer's imports)
 
 VERIFIER_DIR = Path(__file__).parent / "data" / "verifier"
 MODEL_FILE = "verifier.onnx"
 TOKENIZER_FILE = "tokenizer.json"
-MANIFEST_FILE = "manifest.json"
 CELLS_READ = 4  # table cells of a candidate the verifier reads (the rest say the same of other columns)
 QUOTE_CHARS = 240  # of the first citation's quote
 
@@ -65,10 +63,7 @@ def bank_hash(batches: Sequence[str], bank_dir: Path | None = None) -> str:
     it; a changed bank makes the shipped verifier stale)."""
     from . import bank as bank_mod
 
-    entries = bank_mod.load(bank_dir) if bank_dir is not None else bank_mod.load()
-    chosen = sorted(json.dumps([e.question, e.unit, e.batch], ensure_ascii=False) for e in entries
-                    if e.batch.split("-")[0] in set(batches))
-    return hashlib.sha256("\n".join(chosen).encode()).hexdigest()[:16]
+    return bank_mod.batches_hash(batches, bank_dir)
 
 
 @dataclass
@@ -116,19 +111,5 @@ class Verifier:
 def load(folder: Path = VERIFIER_DIR) -> Verifier | None:
     """The shipped verifier, or None when none is shipped. A manifest that does not vouch for the
     model file is a ``VerifierError`` naming the file."""
-    manifest_path = folder / MANIFEST_FILE
-    if not manifest_path.is_file():
-        return None
-    try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        max_length = int(manifest["max_length"])
-        files = manifest["files"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise VerifierError(f"{manifest_path}: not a verifier manifest ({error}); refit with "
-                            "`python -m eval.verifier_train`") from error
-    for name in (MODEL_FILE, TOKENIZER_FILE):
-        path = folder / name
-        if not path.is_file() or sha256_file(path) != files.get(name):
-            raise VerifierError(f"{path}: missing or not the file {manifest_path.name} names; refit with "
-                                "`python -m eval.verifier_train`")
-    return Verifier(folder, max_length, manifest)
+    manifest = checked_manifest(folder, (MODEL_FILE, TOKENIZER_FILE), "python -m eval.verifier_train", VerifierError)
+    return None if manifest is None else Verifier(folder, int(manifest["max_length"]), manifest)

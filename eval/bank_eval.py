@@ -268,11 +268,14 @@ def main(argv: list[str] | None = None) -> int:
     units = {u.id: u for u in catalogue(res)}
     entries = [e for e in bank_mod.load() if (e.unit in units or e.unit == bank_mod.DECLINE)
                and not (args.no_dev_bank and e.style == "dev") and not (args.no_written_bank and e.style != "dev")]
-    vectors = res._vectors([e.question for e in entries], "bank_eval.npz")
-    bank = bank_mod.Bank(entries, [vectors.vectors[vectors.row[e.question]] for e in entries])
     items = load_gold(SETS[args.set])
-    encoder = res.comparable_encoder()
-    asked = encoder.encode([i.question for i in items], batch_size=64)
+    if (trained := res.question_encoder) is not None:  # the bank is matched by the encoder trained here
+        bank = bank_mod.Bank(entries, trained.bank_vectors([e.question for e in entries]))
+        asked = trained.encode([i.question for i in items])
+    else:
+        vectors = res._vectors([e.question for e in entries], "bank_eval.npz")
+        bank = bank_mod.Bank(entries, [vectors.vectors[vectors.row[e.question]] for e in entries])
+        asked = res.comparable_encoder().encode([i.question for i in items], batch_size=64)
     judged = judge_set(items, bank, asked, res, args.k, args.top, own_out=args.set == "dev")
     out = {"set": args.set, "bank_entries": len(entries), **summary(judged)}
     print(json.dumps(out) if args.json else "\n".join(f"{k}: {v}" for k, v in out.items()))

@@ -43,14 +43,22 @@ def _write(path: Path, rows) -> None:
     os.replace(partial, path)
 
 
-def bank_rows(res, shard: tuple[int, int], say):
+def encoder_of(res) -> str:
+    """Which model matched the questions with the bank: the rows' bank signals are its."""
+    encoder = res.question_encoder
+    return encoder.model_id if encoder is not None else ""
+
+
+def bank_rows(res, shard: tuple[int, int], say, batches: frozenset[str] = frozenset()):
     from assistant import bank as bank_mod
     from assistant import chooser
     from assistant.verifier import statement
 
     from .ranker_fit import answers_unit
 
-    written = [e for e in bank_mod.load() if e.style not in ("dev", "logged")]
+    written = [e for e in bank_mod.load() if e.style not in ("dev", "logged")
+               and (not batches or e.batch.split("-")[0] in batches)]
+    encoder = encoder_of(res)
     mine = [e for n, e in enumerate(written) if n % shard[1] == shard[0]]
     started = time.perf_counter()
     for n, entry in enumerate(mine):
@@ -63,7 +71,7 @@ def bank_rows(res, shard: tuple[int, int], say):
         examples = [{"f": feats, "r": answers_unit(c, unit, entry.slots), "t": statement(c.answer)}
                     for feats, c in pairs]
         yield {"set": "bank", "group": f"{entry.batch}:{entry.unit}", "batch": entry.batch, "unit": entry.unit,
-               "abstain": False, "question": entry.question, "examples": examples}
+               "abstain": False, "question": entry.question, "examples": examples, "encoder": encoder}
         if n % 250 == 0:
             say(f"bank {_eta(started, n + 1, len(mine))}")
     res.bank_left_out = frozenset()
@@ -75,12 +83,13 @@ def gold_rows(name: str, res, say):
     from .ranker_fit import judged_gold
 
     items = load_gold(SETS[name])
+    encoder = encoder_of(res)
     started = time.perf_counter()
     for n, item, pairs in judged_gold(items, res, dev=name == "dev"):
         examples = [{"f": feats, "r": right, "t": statement(candidate.answer)} for feats, candidate, right in pairs]
         # The file stays under var/ (ignored); the fit reads the holdout's rows in aggregate only.
         yield {"set": name, "group": item.group or item.id, "batch": name, "abstain": item.abstain,
-               "question": item.question, "examples": examples}
+               "question": item.question, "examples": examples, "encoder": encoder}
         if n % 200 == 0:
             say(f"{name} {_eta(started, n + 1, len(items))}")
 
@@ -89,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m eval.verifier_data", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default="var/verifier/judged", help="path prefix of the output files")
     parser.add_argument("--sets", default="dev,holdout,bank")
+    parser.add_argument("--batches", default="", help="bank batches to read, e.g. b4 (default: all written ones)")
     parser.add_argument("--shard", default="0/1", help="I/N: this process reads every N-th bank question from I")
     args = parser.parse_args(argv)
     try:
@@ -104,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.sets.split(","):
         suffix = f"-{index}of{count}" if name == "bank" and count > 1 else ""
         path = Path(f"{args.out}-{name}{suffix}.jsonl")
-        rows = bank_rows(res, (index, count), say) if name == "bank" else gold_rows(name, res, say)
+        batches = frozenset(b for b in args.batches.split(",") if b)
+        rows = bank_rows(res, (index, count), say, batches) if name == "bank" else gold_rows(name, res, say)
         _write(path, rows)
         print(f"wrote {path}", file=sys.stderr)
     return 0

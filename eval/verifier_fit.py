@@ -99,6 +99,16 @@ def head_of(examples: list[Judged], extra: list[Judged], settings, threshold: fl
     return Head(fitted.names, fitted.means, fitted.scales, fitted.weights, fitted.bias, threshold, bands or {}, verifier)
 
 
+def question_encoder_id() -> str:
+    """The shipped question encoder's id ("" when none is shipped or ``COTATI_ENCODER`` is off)."""
+    import settings as settings_mod
+
+    from assistant import encoder as encoder_mod
+
+    found = encoder_mod.load() if settings_mod.value("encoder") else None
+    return found.model_id if found is not None else ""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m eval.verifier_fit", description=__doc__.split("\n\n")[0])
     parser.add_argument("--judged", default="var/verifier/judged")
@@ -124,6 +134,17 @@ def main(argv: list[str] | None = None) -> int:
     trained = tuple(settings.verifier_batches)
     batch_of = lambda row: str(row.get("batch", "")).split("-")[0]  # noqa: E731
     spare = [r for r in bank_rows if batch_of(r) not in trained]  # bank questions the verifier never read
+    encoder = question_encoder_id()
+    stale = {r.get("encoder", "") for r in dev_rows + holdout_rows + bank_rows} - {encoder}
+    if stale:
+        print(f"{args.judged}: judged with another question encoder ({', '.join(sorted(stale)) or 'none'}, not "
+              f"{encoder or 'none'}); run `python -m eval.verifier_data` again", file=sys.stderr)
+        return 2
+    # Bank questions the encoder was trained on sit nearer their units' other questions than a new
+    # question would: the first stage learns the bank's signals from the others only.
+    seen = set(settings.encoder_batches) if encoder else set()
+    bank_rows = [r for r in bank_rows if batch_of(r) not in seen]
+    spare = [r for r in spare if batch_of(r) not in seen]
     dev, holdout, bank = judged_of(dev_rows), judged_of(holdout_rows), judged_of(bank_rows)
     names = sorted({name for q in dev for e in q.examples for name in e.features})
 
@@ -179,7 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps(report, indent=1))
     if args.write:
         final = replace(final_one, settings=replace(settings, threshold=one_point), bands=one_bands,
-                        fitted_on={"model": dense.model_id(), "dev": report["signals_only"]["dev_cross_validated"],
+                        fitted_on={"model": dense.model_id(), "encoder": encoder,
+                                   "dev": report["signals_only"]["dev_cross_validated"],
                                    "holdout": report["signals_only"]["holdout"], "folds": args.folds,
                                    "bands": one_band_figures,
                                    "verifier_stage": {k: report["with_verifier"][k]
