@@ -342,15 +342,27 @@ def named_features(candidate: Candidate, query, sections: frozenset[str]) -> dic
     return feats
 
 
-def admissible(candidate: Candidate, asked: str) -> bool:
+def admissible(candidate: Candidate, asked: str, ranks: str = "") -> bool:
     """A whole section never answers a question that asks for one value, nor a whole table one that
-    asks for a permit or a deciding body."""
+    asks for a permit or a deciding body; a question asking which of several items ranks first
+    (``Query.ranks``) is answered only by a candidate stating two or more of them (one row, such as the
+    laundromat's parking, says nothing of which needs more)."""
+    if ranks and not states_several(candidate):
+        return False
     route = candidate.answer.route
     if route == "section":
         return asked not in VALUE_TYPES
     if route == "standards_table":
         return asked not in NOT_A_MEASURE
     return True
+
+
+def states_several(candidate: Candidate) -> bool:
+    """Its table cells state two or more items: rows, or districts."""
+    cells = [c for c in candidate.answer.lookups if isinstance(c, dict)]
+    rows = {(c.get("table"), c.get("row")) for c in cells}
+    districts = {d for c in cells for d in (c.get("districts") or ())}
+    return len(rows) >= 2 or len(districts) >= 2
 
 
 def order_key(scored: tuple[float, Candidate]) -> tuple:

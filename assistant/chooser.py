@@ -128,7 +128,7 @@ def scored(query: Query, res: Resources) -> tuple[list[tuple[dict, Candidate]], 
     settings = res.ranker.settings if res.ranker is not None else choose.Settings()
     asked = query.asked
     found = candidates(query, res)
-    answers = [c for c in found if not c.answer.abstained and choose.admissible(c, asked)]
+    answers = [c for c in found if not c.answer.abstained and choose.admissible(c, asked, query.ranks)]
     declines = [c for c in found if c.answer.abstained]
     votes = res.bank_votes(query, settings.bank_k)
     try:

@@ -35,6 +35,9 @@ class Query:
     # Query built by hand.
     detected: str = "other"  # answer_type.detect's type ("number", "who", "definition", "yes_no" ...)
     asked: str = "other"  # the refined type candidates must give (answer_type.asked: "findings", "how_long" ...)
+    # "most" or "least": the question asks which of several items ranks first ("which needs more parking,
+    # a bank or a laundromat?"; comparison.ranks); only a candidate stating two or more of them answers it.
+    ranks: str = ""
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 from collections.abc import Callable, Iterable
 
-from . import answer_type
+from . import answer_type, comparison
 from .english import is_english_word
 from .types import Query
 from .vocab import Vocabulary
@@ -64,6 +64,7 @@ def understand(question: str, vocabulary: Vocabulary, known_words: Iterable[str]
         apn=(APN.search(question).group(1) if APN.search(question) else ""),
         detected=asks.detected,
         asked=asks.asked,
+        ranks=comparison.ranks(question),
     )
 
 
