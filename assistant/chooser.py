@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from importlib import import_module
 
-from . import answer_type, choose, compose, dialogue
+from . import answer_type, choose, compose, dialogue, premise
 from . import confidence as confidence_mod
 from .interpretation import interpretation_of, read_as_line
 from .resources import Resources
@@ -213,12 +213,14 @@ def given_by_route(query: Query, found: list[Candidate], asked: str, res: Resour
 
 
 def _given(query: Query, chosen: Candidate, res: Resources) -> Answer:
-    """The chosen candidate's answer (a parcel's follow-up answered and joined)."""
+    """The chosen candidate's answer (a parcel's follow-up answered and joined), led by whether the
+    asker's premise holds when the question asserts one (premise.lead)."""
     if chosen.follow is not None:
         answered = routed(chosen.follow, res)
         if not answered.abstained:
             return parcel.joined(query, chosen.answer, chosen.follow, answered, res)
-    return chosen.answer
+    judged = premise.lead(query.claim, chosen.answer.lookups, query.districts) if query.claim else ""
+    return replace(chosen.answer, answer=f"{judged} {chosen.answer.answer}") if judged else chosen.answer
 
 
 def mismatched(query: Query, candidate: Candidate, asked: str, res: Resources) -> Answer:

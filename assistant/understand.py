@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 from collections.abc import Callable, Iterable
 
-from . import answer_type, comparison
+from . import answer_type, comparison, premise
 from .english import is_english_word
 from .types import Query
 from .vocab import Vocabulary
@@ -65,6 +65,7 @@ def understand(question: str, vocabulary: Vocabulary, known_words: Iterable[str]
         detected=asks.detected,
         asked=asks.asked,
         ranks=comparison.ranks(question),
+        claim=premise.claim_of(question),
     )
 
 
