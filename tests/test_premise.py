@@ -70,3 +70,4 @@ def test_the_lead_says_whether_the_asker_is_right_then_the_rule(res, question, l
 def test_an_answer_without_permit_cells_is_not_judged():
     assert premise.lead(premise.NOT_ALLOWED, [{"kind": "standard", "column": "CG", "value": "-"}], ("CG",)) == ""
     assert premise.lead(premise.NOT_ALLOWED, [], ()) == ""
+
