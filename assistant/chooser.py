@@ -164,9 +164,9 @@ def ranked(query: Query, res: Resources, previous: str = "") -> Answer:
         return interpreted(query, reason, res, previous)
     cited = [s for _, c in best[:1] for s in sorted(choose.sections_of(c))]
     try:
-        nearest = list(dict.fromkeys(cited + res.nearest(query)))[:3]
+        nearest = list(dict.fromkeys(cited + res.nearest(query)))[:choose.TUNED.nearest_sections]
     except SearchUnavailable:
-        nearest = cited[:3]
+        nearest = cited[:choose.TUNED.nearest_sections]
     declined = compose.abstain(query, nearest, corpus=res.corpus, first=compose.UNSURE_LINE)
     confidence = best[0][0] if best else None
     return interpreted(query, replace(declined, confidence=confidence), res, previous)
@@ -227,7 +227,7 @@ def mismatched(query: Query, candidate: Candidate, asked: str, res: Resources) -
     """The decline of a candidate whose answer type is not the type asked, naming both."""
     given = answer_type.DESCRIBED.get(candidate.answer_type, candidate.answer_type)
     reason = f"The question asks for {answer_type.DESCRIBED.get(asked, asked)}; the nearest answer found gives {given}."
-    nearest = list(dict.fromkeys([c.section for c in candidate.answer.citations] + res.nearest(query)))[:3]
+    nearest = list(dict.fromkeys([c.section for c in candidate.answer.citations] + res.nearest(query)))[:choose.TUNED.nearest_sections]
     declined = compose.abstain(query, nearest, reason, corpus=res.corpus, first=compose.UNSURE_LINE)
     return replace(declined, signals={"type_mismatch": 1.0})
 
@@ -284,7 +284,7 @@ def calibrated(query: Query, answer_: Answer, res: Resources) -> Answer:
     if confidence < res.calibration.threshold:
         cited = [c.section for c in answer_.citations]
         # A table cell's nearest section is its table's: no search is opened for it (it may be building).
-        nearest = list(dict.fromkeys(cited + ([] if answer_.lookups and cited else res.nearest(query))))[:3]
+        nearest = list(dict.fromkeys(cited + ([] if answer_.lookups and cited else res.nearest(query))))[:choose.TUNED.nearest_sections]
         declined = compose.abstain(query, nearest, corpus=res.corpus, first=compose.UNSURE_LINE)
         return replace(declined, confidence=confidence, interpretation=answer_.interpretation, signals=answer_.signals)
     return replace(answer_, confidence=confidence, how_sure=res.calibration.how_sure(confidence))

@@ -6,6 +6,7 @@ import re
 
 from ingest.tables import reading_words
 
+from .choose import TUNED
 from .passages import best_quote
 from .permits import PERMIT_WORDS, SHORT_WORDS, PermitTables, RowMatch
 from .types import Answer, Citation, Query
@@ -193,7 +194,7 @@ def passage_answer(query: Query, hits, corpus, meaning=None) -> Answer:
         if chosen.text:
             found.append((-chosen.score, order, section, chosen.text, chosen, hit))
     if not found:
-        return abstain(query, list(dict.fromkeys(hit.section for hit in hits))[:3], corpus=corpus)
+        return abstain(query, list(dict.fromkeys(hit.section for hit in hits))[:TUNED.nearest_sections], corpus=corpus)
     found.sort(key=lambda item: (item[0], item[1]))
     top, top_hit = found[0][4], found[0][5]
     signals = {

@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from . import confidence as confidence_mod
 from . import absent, definitions, dialogue
+from .choose import TUNED
 from .passages import document_frequencies
 from .permits import STOP, PermitTables, words_of
 from .standards import StandardsTables
@@ -215,7 +216,7 @@ class Resources:
         return list(found)
 
     def nearest(self, query: Query) -> list[str]:
-        return list(dict.fromkeys(hit.section for hit in self.hits(query.corrected or query.text, 5)))[:3]
+        return list(dict.fromkeys(hit.section for hit in self.hits(query.corrected or query.text, TUNED.nearest_hits_k)))[:TUNED.nearest_sections]
 
     def comparable_encoder(self):
         """The index's encoder, when its similarities mean what the calibration was fitted on: a
