@@ -173,8 +173,9 @@ def ranked(query: Query, res: Resources, previous: str = "") -> Answer:
 
 
 def _rows_answered(previous: str, res: Resources) -> tuple[str, ...]:
-    """The permit-table rows the previous question was answered from (none if it was not)."""
-    answered = routed(res.read(previous), res)
+    """The permit-table rows the previous question was answered from (none if it was not): answered as it
+    was shown, by the one decider (the hand order re-answered it and could carry another row)."""
+    answered = decided(res.read(previous), res)
     if answered.abstained or answered.route != "permit":
         return ()
     return tuple(dict.fromkeys(cell["row"] for cell in answered.lookups))

@@ -26,3 +26,16 @@ def test_both_parts_of_a_bank_question_read_the_bank(res):
     (cell,) = permit.candidates(first, res)[0].answer.lookups
     assert (cell["row"], cell["column"], cell["value"]) == ("Bank, financial services", "CD", "UP")
     assert res.read("food bank / nonprofit social services office in CE").land_uses[0] == "social service organization"
+
+
+def test_a_follow_up_carries_the_rows_of_the_answer_shown(res, monkeypatch):
+    """"what about NL?" takes the row the previous answer was given from by the one decider (the ranker when it
+    applies), not the hand order's re-answer of the previous question (issue 44: ``chooser.routed`` off this path)."""
+    from assistant import chooser
+    from assistant.types import Answer
+
+    shown = Answer("Can I open a gym in CD?", "A use permit (UP) is required.", False, route="permit",
+                   lookups=({"row": "Health/fitness facility", "column": "CD", "value": "UP", "kind": "permit"},))
+    monkeypatch.setattr(chooser, "decided", lambda query, res, previous="": shown)
+    monkeypatch.setattr(chooser, "routed", lambda *a: pytest.fail("the hand order re-answered the previous question"))
+    assert chooser._rows_answered("Can I open a gym in CD?", res) == ("Health/fitness facility",)
