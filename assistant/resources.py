@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from . import confidence as confidence_mod
 from . import absent, definitions, dialogue
-from .choose import TUNED
+from .choose import TUNED, Settings
 from .passages import document_frequencies
 from .permits import STOP, PermitTables, words_of
 from .standards import StandardsTables
@@ -248,6 +248,11 @@ class Resources:
                     "with; refit with `python -m eval.verifier_fit --write`")
             self._verifier = found if found is not None else False
         return self._verifier or None
+
+    @property
+    def settings(self) -> Settings:
+        """The tuned numbers in force (choose.Settings): the ranker's, as its file records them, else the record's own."""
+        return self.ranker.settings if self.ranker is not None else TUNED
 
     def ranker_applies(self) -> bool:
         """Whether the index will embed with the model the ranker was fitted with: the settings' model

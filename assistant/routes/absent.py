@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 
 from .. import absent, compose, definitions, dialogue
-from ..choose import TUNED
 from ..permits import STOP, words_of
 from ..resources import Resources
 from ..types import Answer, Query
@@ -43,7 +42,7 @@ def _nearest_symbols(name: str, res: Resources) -> list[str]:
     from rapidfuzz import fuzz, process
 
     symbols = [d.symbol for d in res.vocabulary.districts]
-    found = process.extract(name.replace("-", ""), symbols, scorer=fuzz.ratio, limit=TUNED.absent_nearest)
+    found = process.extract(name.replace("-", ""), symbols, scorer=fuzz.ratio, limit=res.settings.absent_nearest)
     return [symbol for symbol, _, _ in found]
 
 

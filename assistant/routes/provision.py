@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 
 from .. import compose, reader
-from ..choose import TUNED
 from ..provision_choice import LIST_ASKS, Choice, choose, outline, wanted_kinds
 from ..resources import Resources
 from ..types import Answer, Candidate, Query
@@ -27,8 +26,8 @@ def candidates(query: Query, res: Resources) -> list[Candidate]:
 
 def _searched(query: Query, res: Resources) -> tuple[list[str], set[str]]:
     """The first sections the search finds, and those both retrievers found."""
-    hits = res.hits(query.corrected or query.text, TUNED.route_hits_k)
-    ranked = list(dict.fromkeys(hit.section for hit in hits))[:TUNED.provision_sections]
+    hits = res.hits(query.corrected or query.text, res.settings.route_hits_k)
+    ranked = list(dict.fromkeys(hit.section for hit in hits))[:res.settings.provision_sections]
     return ranked, {h.section for h in hits if h.bm25_rank is not None and h.dense_rank is not None}
 
 

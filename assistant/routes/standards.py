@@ -10,7 +10,6 @@ import re
 from dataclasses import replace
 
 from .. import answer_type, comparison, compose
-from ..choose import TUNED
 from ..permits import QUANTITY_WORDS, words_beside, words_of
 from ..resources import STANDARDS_TOPICS, Resources, readable
 from ..types import Candidate, Query
@@ -74,7 +73,7 @@ def per_district(query: Query, res: Resources) -> list[Candidate]:
         joined = replace(joined, answer=f"{lead} {joined.answer}")
     return [Candidate(gives(found[0].table, values), replace(joined, signals={
         "row_share": min(l.share for l in found), "row_margin": min(min(l.margin, 5.0) for l in found),
-        "row_tied": float(any(l.margin < TUNED.standards_tie for l in found)), "district_named": 1.0,
+        "row_tied": float(any(l.margin < res.settings.standards_tie for l in found)), "district_named": 1.0,
         "cell_readable": readable(joined.lookups)}))]
 
 
@@ -101,7 +100,7 @@ def _one_row(query: Query, res: Resources) -> list[Candidate]:
         return [Candidate(gives(lookup.table, values), replace(found, signals={
             "row_share": lookup.share, "row_margin": min(lookup.margin, 5.0),
             # another row fits the question's words as well, and only fewer unexplained words chose this one
-            "row_tied": float(lookup.margin < TUNED.standards_tie),
+            "row_tied": float(lookup.margin < res.settings.standards_tie),
             "district_named": float(bool(query.districts)), "cell_readable": readable(found.lookups),
             "question_unexplained": _unexplained(query, res, lookup)}))]
     if lookup is None and asks != "other" and len(res.other_words(query)) <= 1:
