@@ -26,6 +26,10 @@ TAG = re.compile(r"^(?P<claim>.+?),\s*(?:right|correct|true|yes|no|is that (?:ri
                  r"should|shouldn'?t)\s+(?:it|i|they|we|you|he|she|one|there))\s*[?.!]*\s*$", re.I)
 # "A, so B, right?": the claim is what the asker concludes (B).
 SO = re.compile(r"(?:^|,\s*|\s)so\s+", re.I)
+# A negated question leans the asker's way: "Isn't a duplex allowed in NM?", "Can't I open a bar in CE?" (the
+# asker expects it is allowed).
+NEGATED_ALLOWED = re.compile(r"^\s*(?:(?:is|are)(?:n'?t| not)\b.+\b(?:allowed|permitted)\b|"
+                             r"(?:can'?t|cannot|can not) (?:i|we|you|they|one)\b)", re.I)
 # What the claim says of the use (its first match decides: "can't", before "allowed").
 SAYS_NO_PERMIT = re.compile(r"\b(?:(?:don'?t|do not|doesn'?t|does not|won'?t|will not|wouldn'?t|never) (?:need|require)s? "
                             r"(?:any |a |an )?(?:permit|approval|permission)|without (?:any |a |an )?(?:permit|approval)|"
@@ -39,6 +43,8 @@ ALLOWS = frozenset({"P", "MUP", "UP"})
 
 def claim_of(text: str) -> str:
     """What a leading or negated yes/no question asserts about a use ("" when it asserts nothing)."""
+    if NEGATED_ALLOWED.match(text.strip()) and not LEADING.match(text.strip()):
+        return ALLOWED
     asserted = LEADING.match(text.strip())
     tagged = None if asserted else TAG.match(text.strip())
     claim = (asserted or tagged).group("claim") if (asserted or tagged) else ""

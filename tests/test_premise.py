@@ -28,6 +28,9 @@ def res():
     ("Cell towers are allowed anywhere with a use permit, so I can lease part of my NL backyard to a carrier, right?",
      premise.ALLOWED),
     ("Is it true that a bar is allowed in CE?", premise.ALLOWED),
+    ("Isn't a junior ADU allowed in NM?", premise.ALLOWED),
+    ("Can't I open a bar in CE?", premise.ALLOWED),
+    ("Isn't it true that a tattoo parlor can't open in CG?", premise.NOT_ALLOWED),
     # no premise asserted: a plain question, a tag-less "allowed by right?", a conclusion that says nothing of a permit
     ("Can I open a bar in CE?", ""),
     ("fourplex on an NM lot - is that allowed by right?", ""),
