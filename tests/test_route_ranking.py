@@ -99,6 +99,9 @@ def test_with_the_real_index_the_chooser_is_offered_the_ranking(question, first)
     ("Which districts allow a bar?", ""),
     ("How many parking spaces does a bank need, more or less?", ""),
     ("Which zone should I ask more about, CG or CE?", ""),
+    ("Which setback applies to a fence more than 6 feet tall, front or rear?", ""),
+    ("Which districts allow more than 10 units per acre?", ""),
+    ("Does a bank need more parking than a laundromat, which one?", "most"),
 ])
 def test_the_question_is_read_once_as_asking_which_ranks_first(res, question, ranks):
     assert res.read(question).ranks == ranks
