@@ -51,9 +51,12 @@ def claim_of(text: str) -> str:
     claim = SO.split(claim)[-1]
     if not claim or "?" in claim.rstrip("?"):
         return ""
-    if SAYS_NO_PERMIT.search(claim):
+    no_permit, not_allowed = SAYS_NO_PERMIT.search(claim), SAYS_NOT_ALLOWED.search(claim)
+    if no_permit and not_allowed:
+        return ""  # "I can't keep chickens without a permit": a permit is needed, a claim not judged here
+    if no_permit:
         return NO_PERMIT
-    if SAYS_NOT_ALLOWED.search(claim):
+    if not_allowed:
         return NOT_ALLOWED
     if SAYS_ALLOWED.search(claim):
         return ALLOWED

@@ -36,6 +36,7 @@ def res():
     ("fourplex on an NM lot - is that allowed by right?", ""),
     ("Single-family houses are allowed by right in every neighborhood zone, so I don't need a use permit for one in NM, do I?",
      ""),
+    ("I can't keep chickens in NL without a permit, right?", ""),
     ("Towers in PF can go to 60 ft, so a 60-foot tower behind the shopping center in CG is fine too, right?", ""),
 ])
 def test_the_claim_is_read_once(res, question, claim):
