@@ -84,6 +84,68 @@ class Settings:
     encoder_scale: float = 20.0  # cosine similarities times this in the in-batch softmax
     encoder_max_length: int = 48  # word pieces of a question (98% of bank questions are shorter)
     encoder_seed: int = 17
+    # -- the routes' and the decline's tuned numbers (issue 44: one record; each moved here unchanged) --
+    # Search depths: the hits the passage, provision and section routes read; the decline's nearest sections.
+    route_hits_k: int = 8
+    nearest_hits_k: int = 5
+    nearest_sections: int = 3
+    # The permit route (routes/permit.py). A row found by meaning alone must be at least this close to the
+    # question (cosine); below it the question is about something the tables do not list.
+    permit_meaning_floor: float = 0.45
+    permit_finder_floor: float = 0.3  # browsing rows ("tattoo" -> Personal services) may show nearer misses than an answer may
+    permit_meaning_switch: float = 0.08  # a word-matched row this much less close in meaning than the nearest gives way to it
+    permit_meaning_tie: float = 0.005  # two rows this close in meaning are not told apart by it (they share their nearest name)
+    permit_meaning_near: float = 0.05  # rows this close to the nearest are one family ("Adult day care - 7 to 14 clients", ...)
+    permit_word_tie: float = 0.25  # word-match scores this close to the best are a tie that meaning breaks
+    permit_long_phrase: int = 6  # content words: a longer question is compared by the words around its use as well
+    permit_span_context: int = 2  # words kept on each side of the words that named the row
+    # The standards route: row scores count shared words in steps of 1 (2 for a label word); less is a tie.
+    standards_tie: float = 0.5
+    standards_rare_idf: float = 2.0  # log(1 + N/df): a word in at most about one section in seven
+    # The provision route and its choice (provision_choice.py): the provisions of the first sections the search
+    # finds are read; a provision carrying less of the question's word weight is not offered (with the route,
+    # dev accuracy 0.601 at 1.9% wrong against 0.580 at 1.7% without); the head said counts half as much as every
+    # question word carried; a list is shown up to its first items, the rest named by its section; the values that lead
+    # ("a minimum width of ten feet and maximum width of twenty feet": both).
+    provision_sections: int = 4
+    provision_min_coverage: float = 0.25
+    provision_head_weight: float = 0.5
+    provision_max_items: int = 12
+    provision_max_values: int = 3
+    # What a document changed (provision_changes.py): of the question's word weight, carried by the change and its
+    # heading path (a change sharing one word of a several-word topic is about something else); changes quoted at most.
+    change_min_coverage: float = 0.75
+    change_shown: int = 3
+    # A document's whole change list (document_changes.py): changed rows shown, sections named, before "and N more".
+    changes_cell_cap: int = 12
+    changes_section_cap: int = 8
+    # The decline's closest passage (closest.py): passages offered (the closest, then two more sections); a passage
+    # less near is not offered (under the shipped model an unrelated question comes to 0.31 at best, a question the
+    # code touches without answering 0.5-0.65); hits whose sections' provisions are read; bank entries asked; the
+    # quote's length; what a question may say besides its use and districts (the permit route's
+    # question_unexplained; read off dev's declines: "can I open a tattoo parlor" 0, "does a cell tower ... need a
+    # stealth design if people in nearby homes can see it?" 13.6) and still ask only whether the use is allowed;
+    # a list item's bare heading ("Setbacks;") under this many words says nothing of its own.
+    closest_limit: int = 3
+    closest_shown_floor: float = 0.4
+    closest_searched: int = 8
+    closest_votes: int = 8
+    closest_quote_chars: int = 420
+    closest_beside_the_use: float = 5.0
+    closest_short_passage: int = 3
+    # A closest passage this near answers the question itself, so the decline does not claim the answer is "not
+    # loaded" (decline.py; the issue-36 questions: those that answer at 0.77 and 0.94, those that do not 0.56-0.64).
+    decline_answers_floor: float = 0.7
+    absent_nearest: int = 3  # real districts offered for one that does not exist
+    # Reading the question (understand.py, english.py): a misspelt word's closest known word, at least this alike;
+    # the Zipf frequency at or over which a word is an English word, never a typo (dev's corrections: every
+    # corrected word under 3.0 was a typo, "buisness" 2.41; every one over it a real word, "planner" 3.53).
+    typo_cutoff: float = 0.85
+    english_zipf: float = 3.0
+    # Quoted lengths: a definition is quoted whole up to this (what it includes and excludes comes last); the
+    # definition a row's meaning is compared with (meaning.py).
+    definition_max_chars: int = 1000
+    meaning_definition_chars: int = 300
 
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:16]
@@ -97,6 +159,11 @@ class Settings:
         """The hash of what shapes the trained verifier (its manifest records it; the operating point does not)."""
         shaping = {k: v for k, v in asdict(self).items() if k.startswith("verifier_") and k != "verifier_top"}
         return hashlib.sha256(json.dumps(shaping, sort_keys=True).encode()).hexdigest()[:16]
+
+
+# The record in force for the numbers the routes, the decline and the reading of a question use (the
+# ranker's file records the settings it was fitted with: a refit writes these).
+TUNED = Settings()
 
 
 @dataclass(frozen=True)
@@ -356,15 +423,27 @@ def named_features(candidate: Candidate, query, sections: frozenset[str]) -> dic
     return feats
 
 
-def admissible(candidate: Candidate, asked: str) -> bool:
+def admissible(candidate: Candidate, asked: str, ranks: str = "") -> bool:
     """A whole section never answers a question that asks for one value, nor a whole table one that
-    asks for a permit or a deciding body."""
+    asks for a permit or a deciding body; a question asking which of several items ranks first
+    (``Query.ranks``) is answered only by a candidate stating two or more of them (one row, such as the
+    laundromat's parking, says nothing of which needs more)."""
+    if ranks and not states_several(candidate):
+        return False
     route = candidate.answer.route
     if route == "section":
         return asked not in VALUE_TYPES
     if route == "standards_table":
         return asked not in NOT_A_MEASURE
     return True
+
+
+def states_several(candidate: Candidate) -> bool:
+    """Its table cells state two or more items: rows, or districts."""
+    cells = [c for c in candidate.answer.lookups if isinstance(c, dict)]
+    rows = {(c.get("table"), c.get("row")) for c in cells}
+    districts = {d for c in cells for d in (c.get("districts") or ())}
+    return len(rows) >= 2 or len(districts) >= 2
 
 
 def order_key(scored: tuple[float, Candidate]) -> tuple:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from importlib import import_module
 
-from . import answer_type, choose, compose, dialogue
+from . import answer_type, choose, compose, dialogue, premise
 from . import confidence as confidence_mod
 from .interpretation import interpretation_of, read_as_line
 from .resources import Resources
@@ -128,7 +128,7 @@ def scored(query: Query, res: Resources) -> tuple[list[tuple[dict, Candidate]], 
     settings = res.ranker.settings if res.ranker is not None else choose.Settings()
     asked = query.asked
     found = candidates(query, res)
-    answers = [c for c in found if not c.answer.abstained and choose.admissible(c, asked)]
+    answers = [c for c in found if not c.answer.abstained and choose.admissible(c, asked, query.ranks)]
     declines = [c for c in found if c.answer.abstained]
     votes = res.bank_votes(query, settings.bank_k)
     try:
@@ -164,17 +164,18 @@ def ranked(query: Query, res: Resources, previous: str = "") -> Answer:
         return interpreted(query, reason, res, previous)
     cited = [s for _, c in best[:1] for s in sorted(choose.sections_of(c))]
     try:
-        nearest = list(dict.fromkeys(cited + res.nearest(query)))[:3]
+        nearest = list(dict.fromkeys(cited + res.nearest(query)))[:choose.TUNED.nearest_sections]
     except SearchUnavailable:
-        nearest = cited[:3]
+        nearest = cited[:choose.TUNED.nearest_sections]
     declined = compose.abstain(query, nearest, corpus=res.corpus, first=compose.UNSURE_LINE)
     confidence = best[0][0] if best else None
     return interpreted(query, replace(declined, confidence=confidence), res, previous)
 
 
 def _rows_answered(previous: str, res: Resources) -> tuple[str, ...]:
-    """The permit-table rows the previous question was answered from (none if it was not)."""
-    answered = routed(res.read(previous), res)
+    """The permit-table rows the previous question was answered from (none if it was not): answered as it
+    was shown, by the one decider (the hand order re-answered it and could carry another row)."""
+    answered = decided(res.read(previous), res)
     if answered.abstained or answered.route != "permit":
         return ()
     return tuple(dict.fromkeys(cell["row"] for cell in answered.lookups))
@@ -213,19 +214,21 @@ def given_by_route(query: Query, found: list[Candidate], asked: str, res: Resour
 
 
 def _given(query: Query, chosen: Candidate, res: Resources) -> Answer:
-    """The chosen candidate's answer (a parcel's follow-up answered and joined)."""
+    """The chosen candidate's answer (a parcel's follow-up answered and joined), led by whether the
+    asker's premise holds when the question asserts one (premise.lead)."""
     if chosen.follow is not None:
         answered = routed(chosen.follow, res)
         if not answered.abstained:
             return parcel.joined(query, chosen.answer, chosen.follow, answered, res)
-    return chosen.answer
+    judged = premise.lead(query.claim, chosen.answer.lookups, query.districts) if query.claim else ""
+    return replace(chosen.answer, answer=f"{judged} {chosen.answer.answer}") if judged else chosen.answer
 
 
 def mismatched(query: Query, candidate: Candidate, asked: str, res: Resources) -> Answer:
     """The decline of a candidate whose answer type is not the type asked, naming both."""
     given = answer_type.DESCRIBED.get(candidate.answer_type, candidate.answer_type)
     reason = f"The question asks for {answer_type.DESCRIBED.get(asked, asked)}; the nearest answer found gives {given}."
-    nearest = list(dict.fromkeys([c.section for c in candidate.answer.citations] + res.nearest(query)))[:3]
+    nearest = list(dict.fromkeys([c.section for c in candidate.answer.citations] + res.nearest(query)))[:choose.TUNED.nearest_sections]
     declined = compose.abstain(query, nearest, reason, corpus=res.corpus, first=compose.UNSURE_LINE)
     return replace(declined, signals={"type_mismatch": 1.0})
 
@@ -282,7 +285,7 @@ def calibrated(query: Query, answer_: Answer, res: Resources) -> Answer:
     if confidence < res.calibration.threshold:
         cited = [c.section for c in answer_.citations]
         # A table cell's nearest section is its table's: no search is opened for it (it may be building).
-        nearest = list(dict.fromkeys(cited + ([] if answer_.lookups and cited else res.nearest(query))))[:3]
+        nearest = list(dict.fromkeys(cited + ([] if answer_.lookups and cited else res.nearest(query))))[:choose.TUNED.nearest_sections]
         declined = compose.abstain(query, nearest, corpus=res.corpus, first=compose.UNSURE_LINE)
         return replace(declined, confidence=confidence, interpretation=answer_.interpretation, signals=answer_.signals)
     return replace(answer_, confidence=confidence, how_sure=res.calibration.how_sure(confidence))

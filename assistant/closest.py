@@ -19,15 +19,9 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
+from .choose import TUNED
 from .passages import best_quote
 
-LIMIT = 3  # passages offered: the closest, then two more sections
-# A passage less near than this is not offered: under the shipped model an unrelated question ("what is the
-# weather in Paris?") comes to 0.31 at best, a question the code touches without answering 0.5-0.65.
-SHOWN_FLOOR = 0.4
-SEARCHED = 8  # hits whose sections' provisions are read
-VOTES = 8  # bank entries asked
-QUOTE_CHARS = 420
 UNIT_KINDS = ("provision", "standards", "permit_row", "definition")
 
 
@@ -98,13 +92,6 @@ TOPIC_KINDS = frozenset({"parking", "bicycle parking", "driveway", "fence", "sig
 # The sides of a lot a setback is measured from, as the standards tables print their rows (Tables 2-17 and 2-18:
 # "Front", "Side", "Rear"); a question that names one is not answered by another's.
 SIDES = ("front", "side", "rear")
-# What a question may say besides its use and districts (the permit route's ``question_unexplained``: the summed
-# rarity of the other words) and still ask only whether the use is allowed. Read off dev's declines: "can I open a
-# tattoo parlor", "a daycare for 10 kids from home" say nothing more (0); "does a cell tower ... need a stealth design
-# if people in nearby homes can see it?" (13.6) and "home-baked cookies ... under a cottage food permit" (12.9) ask
-# something else, and the row their words name is not put first.
-BESIDE_THE_USE = 5.0
-SHORT_PASSAGE = 3  # words: a list item's bare heading ("Setbacks;") says nothing of its own
 
 
 @dataclass(frozen=True)
@@ -131,7 +118,7 @@ def about_asked(offer: Offer, reading: Reading) -> bool:
             return (table, offer.row) in set(reading.rows)
         # Not read: a row the question bank finds, for a question about permission, in a table of a district asked.
         return reading.permission and (reading.tables is None or table in reading.tables)
-    if len(re.findall(r"[A-Za-z0-9]+", offer.text)) < SHORT_PASSAGE:
+    if len(re.findall(r"[A-Za-z0-9]+", offer.text)) < TUNED.closest_short_passage:
         return False
     districts = {d for d in offer.scope if d in reading.district_symbols}
     if districts and not districts & set(reading.districts):
@@ -178,13 +165,13 @@ def _same_kind(kind: str, said: str) -> bool:
     return kind == said or kind.startswith(said + " ") or said.startswith(kind + " ")
 
 
-def rank(question: str, offers: Iterable[Offer], idf: Mapping[str, float] | None = None, limit: int = LIMIT,
+def rank(question: str, offers: Iterable[Offer], idf: Mapping[str, float] | None = None, limit: int = TUNED.closest_limit,
          kind: str | None = None) -> list[Closest]:
     """The closest offer of each section, closest first (ties: the order offered), at most ``limit``;
     each quoted at the words of its text that speak to the question (the whole text, cut, when none do)."""
     best: dict[str, tuple[tuple[bool, float], int, Offer]] = {}
     for order, offer in enumerate(offers):
-        if not offer.text.strip() or (offer.similarity < SHOWN_FLOOR and not offer.own):
+        if not offer.text.strip() or (offer.similarity < TUNED.closest_shown_floor and not offer.own):
             continue
         key = (offer.own, offer.similarity)  # the use's own row before any passage merely near in meaning
         kept = best.get(offer.section)
@@ -199,12 +186,12 @@ def quote_of(text: str, question: str, idf: Mapping[str, float] | None = None, k
     """The words of a passage to quote: its sentences that speak to the question, or its opening (``kind``:
     the answer type the question asks, as its Query read it); never running on into the next term's definition."""
     text = " ".join(text.split())
-    if len(text) <= QUOTE_CHARS:
+    if len(text) <= TUNED.closest_quote_chars:
         return own_words(text)
     found = best_quote(text, question, idf=idf, kind=kind).text
     if found:
         return own_words(found)
-    return own_words(text[:QUOTE_CHARS].rsplit(" ", 1)[0] + " …")
+    return own_words(text[:TUNED.closest_quote_chars].rsplit(" ", 1)[0] + " …")
 
 
 # Where the next defined term starts in a run of definitions (“Personal services – Restricted” means ...): a
@@ -241,7 +228,7 @@ def read_as(query, res) -> Reading:
     from ingest.tables.vocab import vocabulary
 
     from .answer_type import QUANTITIES
-    from .routes.permit import MEANING_FLOOR, MEANING_SWITCH, PERMIT_TOPICS, STANDARDS_TOPICS, rows_named
+    from .routes.permit import PERMIT_TOPICS, STANDARDS_TOPICS, rows_named
     from .routes.permit import _unexplained as unexplained
 
     rows: tuple = ()
@@ -260,12 +247,12 @@ def read_as(query, res) -> Reading:
         # Read by meaning alone, it must be clearly the nearest row (not a tie); read by a word, the word's row must
         # not mean something else ("all night": Night club, far in meaning from a barking dog).
         if meant.get("by_meaning"):
-            clear = meant.get("meaning_margin", 0.0) >= MEANING_SWITCH
+            clear = meant.get("meaning_margin", 0.0) >= TUNED.permit_meaning_switch
         else:
-            clear = meant.get("meaning_agrees", 1.0) == 1.0 or meant.get("meaning_similarity", 1.0) >= MEANING_FLOOR
+            clear = meant.get("meaning_agrees", 1.0) == 1.0 or meant.get("meaning_similarity", 1.0) >= TUNED.permit_meaning_floor
         # "does a cell tower need a stealth design?" asks more than whether the use is allowed: its row is not
         # put first (the bank's rows and the passages are ranked by nearness alone).
-        if matches and clear and unexplained(query, res, matches[0].row) <= BESIDE_THE_USE:
+        if matches and clear and unexplained(query, res, matches[0].row) <= TUNED.closest_beside_the_use:
             family = matches[0].row
             rows = tuple(dict.fromkeys((m.table, m.row) for m in matches
                                        if m.row == family and (holding is None or m.table in holding)))
@@ -296,7 +283,7 @@ def _own_rows(reading: Reading, res) -> Iterable[Offer]:
 
 
 def _bank_offers(query, res) -> Iterable[Offer]:
-    for vote in res.bank_votes(query, VOTES):
+    for vote in res.bank_votes(query, TUNED.closest_votes):
         unit = res.unit(vote.unit)
         if unit is None or unit.kind not in UNIT_KINDS:
             continue
@@ -343,7 +330,7 @@ def _unit_text(unit, res) -> str:
 def _provision_offers(question: str, res, nearest: list[str], kind: str | None = None) -> Iterable[Offer]:
     """The provisions of the nearest sections and of those the search finds, each as near as its meaning (or,
     without a model, the share of the question's words it carries); a section with no provisions, whole."""
-    hits = res.hits(question, SEARCHED)
+    hits = res.hits(question, TUNED.closest_searched)
     sections = list(dict.fromkeys([*nearest, *(hit.section for hit in hits)]))
     wanted = set(sections)
     provisions = [p for p in res.provisions() if p.section in wanted and p.kind != "note"]

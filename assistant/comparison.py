@@ -15,6 +15,16 @@ from . import answer_type
 MORE = ("taller", "higher", "bigger", "larger", "wider", "deeper", "longer", "more", "greater", "most")
 LESS = ("shorter", "lower", "smaller", "narrower", "less", "fewer", "least")
 _SAID = {"more": "higher", "greater": "higher", "most": "higher", "less": "lower", "fewer": "lower", "least": "lower"}
+MOST = ("tallest", "highest", "biggest", "largest", "widest", "deepest", "longest", "greatest")
+LEAST = ("shortest", "lowest", "smallest", "narrowest", "shallowest", "fewest")
+# "Which ... most/more ..., A or B?", "which district ... tallest ...": which of several items ranks first
+# (general English). A superlative of one subject ("what's the most parking we can allow?") asks for a
+# maximum, not a ranking; "what is more restrictive ..." without "which" is left to the routes' own readings.
+WHICH = re.compile(r"\bwhich\b", re.I)
+QUANTITY_BOUND = re.compile(r"\b(?:more|less|fewer|greater|higher|lower|larger|smaller|taller|shorter|bigger|wider|longer)"
+                            r"\s+than\s+(?:\$?\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|"
+                            r"thirty|forty|fifty|sixty|hundred|a (?:few|dozen|hundred|thousand))\b", re.I)
+RANKED_ITEMS = re.compile(r"\b(?:or|vs|versus|than|compared)\b|\bwhich (?:district|districts|zone|zones|zoning district)\b", re.I)
 
 
 def direction(question: str) -> tuple[str, int] | None:
@@ -27,6 +37,22 @@ def direction(question: str) -> tuple[str, int] | None:
         if word in LESS:
             return _SAID.get(word, word), -1
     return None
+
+
+def ranks(question: str) -> str:
+    """"most" or "least" when the question asks which of several items (named alternatives, or the
+    districts) ranks first by a measure; "" otherwise."""
+    # "more than 6 feet" states a quantity; it ranks nothing
+    question = QUANTITY_BOUND.sub(" ", question)
+    if not (WHICH.search(question) and RANKED_ITEMS.search(question)):
+        return ""
+    text = re.sub(r"\bmore\s+(?:about|info|information|details?|on)\b", " ", question.lower())
+    for word in re.findall(r"[a-z]+", text):
+        if word in MORE or word in MOST:
+            return "most"
+        if word in LESS or word in LEAST:
+            return "least"
+    return ""
 
 
 def measured(cells: Sequence[dict], question: str) -> list[dict]:

@@ -6,6 +6,7 @@ import re
 
 from ingest.tables import reading_words
 
+from .choose import TUNED
 from .passages import best_quote
 from .permits import PERMIT_WORDS, SHORT_WORDS, PermitTables, RowMatch
 from .types import Answer, Citation, Query
@@ -193,7 +194,7 @@ def passage_answer(query: Query, hits, corpus, meaning=None) -> Answer:
         if chosen.text:
             found.append((-chosen.score, order, section, chosen.text, chosen, hit))
     if not found:
-        return abstain(query, list(dict.fromkeys(hit.section for hit in hits))[:3], corpus=corpus)
+        return abstain(query, list(dict.fromkeys(hit.section for hit in hits))[:TUNED.nearest_sections], corpus=corpus)
     found.sort(key=lambda item: (item[0], item[1]))
     top, top_hit = found[0][4], found[0][5]
     signals = {
@@ -385,9 +386,10 @@ def _standard_value(cell) -> str:
     return cell.value
 
 
-def table_answer(query: Query, table, cells, corpus) -> Answer:
+def table_answer(query: Query, table, cells, corpus, parts=()) -> Answer:
     """A table asked for by number (routes/table.py's data): which table it is (number, title, the
-    section printing it), its columns and rows, the documents that printed it, cited."""
+    section printing it), its columns and rows, the documents that printed it, cited; ``parts``: the
+    parts printed under the same number, named (each answers when asked by its own words)."""
     section = f"§ {table.section} {corpus.title_of(table.section, table.prints[-1][0])}".strip()
     lines = [f"Table {table.number}{' ' + table.title if table.title else ''} ({section})."]
     rows = list(dict.fromkeys((e.cell.category, e.cell.row) for e in cells))
@@ -400,6 +402,7 @@ def table_answer(query: Query, table, cells, corpus) -> Answer:
             values = [f"{e.cell.column}: {_standard_value(e.cell)}" for e in cells
                       if (e.cell.category, e.cell.row) == (category, row)]
             lines.append(f"{category + ' - ' if category else ''}{row}: {'; '.join(values)}")
+    lines.extend(f"Also printed as Table {p.number}: {p.title or p.key} (ask for \"Table {p.key}\")." for p in parts)
     printed = [f"{corpus.document_label(doc)} ({date})" for doc, date in table.prints]
     lines.append("Printed in: " + "; ".join(printed) + ".")
     newest = max(cells, key=lambda e: (e.cell.date, e.cell.document)).cell if cells else None

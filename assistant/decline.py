@@ -5,7 +5,7 @@ evidence from ``Resources``.
 What a decline says is not loaded:
 - a section the loaded text cites but does not contain ("Not loaded: Section 17.62.050 ...", from
   ``compose.cited_not_loaded``) is said only when no loaded passage comes close enough to answer the
-  question itself (``ANSWERS_FLOOR``), or when the close passage's running text defers to that section;
+  question itself (``decline_answers_floor``), or when the close passage's running text defers to that section;
   and only when its rules are the ones the question needs: its printed name shares a word with the
   question (a front setback is not told that § 17.42.160, "Residential accessory uses and structures", is
   missing because a garage-setback passage cites it), or the closest passage defers to it (issue 46);
@@ -21,17 +21,14 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
+from .choose import TUNED
 from .closest import Closest
 from .types import Answer
 from .vocab import DATA
 
 SUBJECTS = DATA / "not_loaded_subjects.json"
 # A passage this close in meaning to the question (cosine under the index's model) is taken to answer
-# it, so the decline does not claim the answer is "not loaded". Read off the issue-36 questions under the
-# shipped model: the passages that answer sit at 0.77 (17.64.080(A)(1), a permit's time limit) and 0.94
-# (Table 6-1's Minor Use Permit row); those that do not, at 0.56-0.64 (a hot tub's setback; an appeal,
-# whose rules are Chapter 17.84).
-ANSWERS_FLOOR = 0.7
+# it, so the decline does not claim the answer is "not loaded" (``choose.Settings.decline_answers_floor``).
 NOT_LOADED = "Not loaded: "
 CLOSEST = "Closest passage: "
 NO_HELP = frozenset({"invalid", "unavailable", "clarify"})  # declines that are about the question itself
@@ -71,7 +68,7 @@ def load_subjects(path: Path = SUBJECTS) -> tuple[Subject, ...]:
 
 def answered_nearby(closest: list[Closest] | tuple[Closest, ...]) -> bool:
     """Whether the closest loaded passage is near enough in meaning to answer the question."""
-    return bool(closest) and closest[0].by_meaning and closest[0].similarity >= ANSWERS_FLOOR
+    return bool(closest) and closest[0].by_meaning and closest[0].similarity >= TUNED.decline_answers_floor
 
 
 def helped(answer: Answer, closest: list[Closest], said: list[str], graph=None, subjects: tuple[Subject, ...] = (),

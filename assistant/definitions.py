@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .choose import TUNED
 from .permits import STOP, words_of
 
 # "“Micromobility” means ...", and "“Personal services” mean ..." for a plural term.
@@ -18,7 +19,6 @@ DEFINING_SENTENCE = re.compile(r"(?:^|(?<=[.:] ))(?:A|An) (?P<term>[a-z][a-z -]{
 CUE_WORDS = frozenset(words_of("what whats is are a an the does do mean means meaning define definition defined "
                                "count counts counted consider considered treat treated include includes code zoning "
                                "cotati term word"))
-MAX_CHARS = 1000  # a definition is quoted whole: what it includes and excludes comes last
 
 
 @dataclass(frozen=True)
@@ -97,4 +97,4 @@ def quoted(text: str) -> str:
 
 
 def _clip(text: str) -> str:
-    return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    return text if len(text) <= TUNED.definition_max_chars else text[: TUNED.definition_max_chars - 1].rsplit(" ", 1)[0] + "…"

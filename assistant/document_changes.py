@@ -16,12 +16,11 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 
+from .choose import TUNED
 from .permits import SHORT_WORDS, STOP, words_of
 from .types import Answer, Citation
 
 GIVES = "change_list"
-CELL_CAP = 12  # changed rows shown before "and N more"
-SECTION_CAP = 8  # sections named before "and N more"
 # Words of a "what did X change" question that name nothing in the code (general English).
 ASKING = frozenset("what which did does do has have had make made anything everything change changes changed "
                    "amend amended amendment amendments alter altered modify modified ordinance ord no number the "
@@ -123,7 +122,7 @@ def _everything(diff, corpus, label: str, rezoned) -> tuple[list[str], list[Cita
     districts = frozenset(d.symbol for d in corpus.vocabulary.districts)
     lines += _added_lines(diff, added, districts) + _dropped_lines(diff)
     lines.append(_sections_line(diff))
-    more = rest + max(0, len(diff.sections) - SECTION_CAP)
+    more = rest + max(0, len(diff.sections) - TUNED.changes_section_cap)
     if more:
         lines.append(f"... and {more} more; the full list: `python -m ingest diff --document {diff.document.id}`.")
     cited += _section_citations(diff, corpus)
@@ -132,7 +131,7 @@ def _everything(diff, corpus, label: str, rezoned) -> tuple[list[str], list[Cita
 
 def _cell_lines(diff, corpus, changed) -> tuple[list[tuple[str, list[Citation]]], int]:
     """One line per table: its changed rows, each with the districts whose value went from one code
-    to another ("Live/work unit: HC, LP, CA permitted (P) -> use permit (UP)"), capped at CELL_CAP
+    to another ("Live/work unit: HC, LP, CA permitted (P) -> use permit (UP)"), capped at ``changes_cell_cap``
     rows; and how many rows were left out."""
     by_table: dict[tuple[str, str], dict[tuple[str, str, str], list[str]]] = defaultdict(lambda: defaultdict(list))
     old_documents: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -140,7 +139,7 @@ def _cell_lines(diff, corpus, changed) -> tuple[list[tuple[str, list[Citation]]]
         key = (change.table, change.section)
         by_table[key][(change.row, _words(change.old), _words(change.new))].append(change.column)
         old_documents[key].add(change.old_document)
-    out, budget, left = [], CELL_CAP, 0
+    out, budget, left = [], TUNED.changes_cell_cap, 0
     for (table, section), rows in by_table.items():
         items = list(rows.items())
         shown, left = items[:budget], left + max(0, len(items) - budget)
@@ -176,9 +175,9 @@ def _dropped_lines(diff) -> list[str]:
     rows = list(dict.fromkeys((c.table, c.row) for c in diff.cells if c.kind == "dropped"))
     if not rows:
         return []
-    shown = "; ".join(f"{row} (Table {table})" for table, row in rows[:SECTION_CAP])
+    shown = "; ".join(f"{row} (Table {table})" for table, row in rows[:TUNED.changes_section_cap])
     return [f"Rows its full restatement does not print ({NOT_RESTATED}): {shown}"
-            + (f" and {len(rows) - SECTION_CAP} more." if len(rows) > SECTION_CAP else ".")]
+            + (f" and {len(rows) - TUNED.changes_section_cap} more." if len(rows) > TUNED.changes_section_cap else ".")]
 
 
 def _sections_line(diff) -> str:
@@ -186,7 +185,7 @@ def _sections_line(diff) -> str:
     for change in diff.sections:
         by_kind[change.kind].append(f"§ {change.section}" + (" (excerpt)" if change.excerpt else ""))
     names = {"restated": "restates", "added": "adds", "superseded": "restates (later superseded)"}
-    parts, budget = [], SECTION_CAP
+    parts, budget = [], TUNED.changes_section_cap
     for kind in ("restated", "added", "superseded"):
         shown = by_kind[kind][:budget]
         budget -= len(shown)
@@ -208,7 +207,7 @@ def _rezoning_lines(diff, corpus) -> list[tuple[str, Citation]]:
 
 def _section_citations(diff, corpus) -> list[Citation]:
     out = []
-    for change in diff.sections[:SECTION_CAP]:
+    for change in diff.sections[:TUNED.changes_section_cap]:
         section = corpus.section(change.section, diff.document.id)
         if section is not None:
             out.append(corpus.citation(section, section.title))

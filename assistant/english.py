@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-# Zipf frequency (log10 per billion words) at or over which a word is an English word. Measured on
-# the dev questions' corrections: every corrected word under 3.0 was a typo ("buisness" 2.41,
-# "hight" 2.50, "aplication" 1.28), every one at or over it a real word read as another
-# ("planner" 3.53 -> planter, "counter" 4.56 -> country, "heater" 3.55 -> theater).
-ENGLISH_ZIPF = 3.0
+from .choose import TUNED
+
+# The Zipf frequency (log10 per billion words) at or over which a word is an English word is
+# ``choose.Settings.english_zipf`` (measured on the dev questions' corrections: every corrected word under 3.0
+# was a typo, "buisness" 2.41, "hight" 2.50; every one at or over it a real word read as another, "planner"
+# 3.53 -> planter, "heater" 3.55 -> theater).
 
 
 @lru_cache(maxsize=65536)
@@ -23,4 +24,4 @@ def is_english_word(word: str) -> bool:
     """True when ``word`` (lower case) is common enough in English to be a word, not a typo."""
     from wordfreq import zipf_frequency
 
-    return zipf_frequency(word, "en") >= ENGLISH_ZIPF
+    return zipf_frequency(word, "en") >= TUNED.english_zipf

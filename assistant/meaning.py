@@ -13,9 +13,9 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from .choose import TUNED
 from .permits import STOP, words_of
 
-MAX_DEFINITION_CHARS = 300
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ def describe(row: str, category: str, definition: str, everyday: Sequence[str]) 
     if everyday:
         parts.append("Also called: " + ", ".join(everyday) + ".")
     if definition:
-        parts.append(definition[:MAX_DEFINITION_CHARS])
+        parts.append(definition[:TUNED.meaning_definition_chars])
     return " ".join(parts)
 
 

@@ -15,12 +15,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from . import compose
+from .choose import TUNED
 from .permits import STOP, words_of
 from .types import Answer
 
-MIN_COVERAGE = 0.75  # of the question's word weight, carried by the provision and its heading path: a change that
-# shares one word of a several-word topic ("dwelling" of "accessory dwelling units") is about something else
-SHOWN = 3  # changed provisions quoted at most
 
 
 @dataclass(frozen=True)
@@ -64,7 +62,7 @@ def in_named_part(question: str, changes: Sequence[ProvisionChange]) -> list[tup
 
 def matching(question_words: Sequence[str], changes: Sequence[ProvisionChange], idf: Mapping[str, float]
              ) -> list[tuple[float, ProvisionChange]]:
-    """(coverage, change) of the changes whose text and heading path carry at least MIN_COVERAGE of
+    """(coverage, change) of the changes whose text and heading path carry at least ``change_min_coverage`` of
     the question's word weight, best first; none when the question has no words of its own."""
     wanted = {w for w in question_words if w not in STOP and len(w) > 2 and not w.isdigit()}
     weight = sum(idf.get(w, 1.0) for w in wanted)
@@ -74,7 +72,7 @@ def matching(question_words: Sequence[str], changes: Sequence[ProvisionChange], 
     for change in changes:
         said = set(words_of(" ".join([change.provision.text, *change.provision.path])))
         coverage = sum(idf.get(w, 1.0) for w in wanted & said) / weight
-        if coverage >= MIN_COVERAGE:
+        if coverage >= TUNED.change_min_coverage:
             scored.append((coverage, change))
     return sorted(scored, key=lambda item: (-item[0], item[1].provision.order))
 
@@ -89,10 +87,10 @@ def change_line(change: ProvisionChange, label: str, old_label: str) -> str:
 
 def answer_for(question: str, document, found: Sequence[tuple[float, ProvisionChange]], corpus,
                part_named: bool = False) -> Answer:
-    """The answer: each matched change (at most SHOWN), both statements cited (route "provision_change")."""
+    """The answer: each matched change (at most ``change_shown``), both statements cited (route "provision_change")."""
     label = f"{document.short_title or document.title} ({document.date})"
     lines, cited = [], []
-    for _, change in found[:SHOWN]:
+    for _, change in found[:TUNED.change_shown]:
         provision = change.provision
         old_label = f"{corpus.document_label(change.old_document)}, {change.old_date}" if change.kind == "amended" else ""
         lines.append(change_line(change, label, old_label))
@@ -105,7 +103,7 @@ def answer_for(question: str, document, found: Sequence[tuple[float, ProvisionCh
     return Answer(question=question, answer="\n".join(lines), abstained=False, citations=citations,
                   route="provision_change", signals={"change_coverage": best, "changes_matched": float(len(found)),
                                                      "part_named": float(part_named)},
-                  interpretation={"document": document.id, "provisions": [c.provision.label for _, c in found[:SHOWN]]})
+                  interpretation={"document": document.id, "provisions": [c.provision.label for _, c in found[:TUNED.change_shown]]})
 
 
 def _citation(corpus, section_id: str, document: str, quote: str):

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from . import answer_type
+from .choose import TUNED
 from .passages import MEANING_WEIGHT, question_weight
 from .permits import STOP, words_of
 
@@ -39,10 +40,6 @@ LIST_ASKS = frozenset({"findings", "requirements"})
 # passages are tried instead). On dev, uncalibrated, 0.25 kept 63 of the 85 right provision answers
 # and cut 44 of the 108 wrong ones; with the calibration refitted, dev accuracy 0.601 at 1.9% wrong
 # against 0.580 at 1.7% without the route.
-MIN_COVERAGE = 0.25
-HEAD_WEIGHT = 0.5  # the head said counts half as much as every question word carried
-# A list's items, at most: a longer list is shown up to here and the rest named by its section.
-MAX_ITEMS = 12
 
 
 @dataclass(frozen=True)
@@ -84,11 +81,8 @@ def coverage(question: str, text: str, idf: Mapping[str, float], weight: float) 
     return min(1.0, sum(idf.get(w, 1.0) for w in shared) / weight)
 
 
-MAX_VALUES = 3  # "a minimum width of ten feet and maximum width of twenty feet": both lead
-
-
 def values_of(provision, kinds: frozenset[str]) -> tuple:
-    return tuple(v for v in provision.values if v.kind in kinds)[:MAX_VALUES]
+    return tuple(v for v in provision.values if v.kind in kinds)[:TUNED.provision_max_values]
 
 
 def children_of(provision, provisions: Sequence) -> tuple:
@@ -97,7 +91,7 @@ def children_of(provision, provisions: Sequence) -> tuple:
                  and p.label.startswith(provision.label) and _ONE_LEVEL.fullmatch(p.label[len(provision.label):]))
 
 
-def outline(items: Sequence, provisions: Sequence, limit: int = 2 * MAX_ITEMS) -> list[tuple[int, object]]:
+def outline(items: Sequence, provisions: Sequence, limit: int = 2 * TUNED.provision_max_items) -> list[tuple[int, object]]:
     """``items`` with the items printed under each, depth first, as (depth, item), at most ``limit``:
     an item that leads a list of its own ("(2) Findings for Zoning Code/Map amendments." over its
     "(a) ..." to "(e) ...") answers with that list, not with its lead alone."""
@@ -139,13 +133,13 @@ def choose(question: str, asked: str, provisions: Sequence, idf: Mapping[str, fl
         if not fits:
             continue
         carried = coverage(question, p.text + " " + " ".join(p.path), idf, weight)
-        if carried < MIN_COVERAGE:
+        if carried < TUNED.provision_min_coverage:
             continue
         similarity = max(0.0, (meaning or {}).get(p.text, 0.0))
         if read is not None:
             score = read.get((p.document, p.label), 0.0)
         else:
-            score = (carried + MEANING_WEIGHT * similarity + HEAD_WEIGHT * head_said(question, p, idf)
+            score = (carried + MEANING_WEIGHT * similarity + TUNED.provision_head_weight * head_said(question, p, idf)
                      + 0.05 / (1 + section_rank.get(p.section, 9)))
         scored.append((score, carried, similarity, p))
     if not scored:
@@ -156,7 +150,7 @@ def choose(question: str, asked: str, provisions: Sequence, idf: Mapping[str, fl
     if kinds:
         return Choice(best, score, carried, similarity, values_of(best, kinds), margin=margin)
     head, items = list_of(best, provisions)
-    return Choice(head, score, carried, similarity, (), items[:MAX_ITEMS], margin)
+    return Choice(head, score, carried, similarity, (), items[:TUNED.provision_max_items], margin)
 
 
 def list_of(provision, provisions: Sequence) -> tuple[object, tuple]:

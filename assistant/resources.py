@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from . import confidence as confidence_mod
 from . import absent, definitions, dialogue
+from .choose import TUNED, Settings
 from .passages import document_frequencies
 from .permits import STOP, PermitTables, words_of
 from .standards import StandardsTables
@@ -221,7 +222,7 @@ class Resources:
         return list(found)
 
     def nearest(self, query: Query) -> list[str]:
-        return list(dict.fromkeys(hit.section for hit in self.hits(query.corrected or query.text, 5)))[:3]
+        return list(dict.fromkeys(hit.section for hit in self.hits(query.corrected or query.text, TUNED.nearest_hits_k)))[:TUNED.nearest_sections]
 
     def comparable_encoder(self):
         """The index's encoder, when its similarities mean what the calibration was fitted on: a
@@ -267,6 +268,11 @@ class Resources:
                     "with; refit with `python -m eval.verifier_fit --write`")
             self._verifier = found if found is not None else False
         return self._verifier or None
+
+    @property
+    def settings(self) -> Settings:
+        """The tuned numbers in force (choose.Settings): the ranker's, as its file records them, else the record's own."""
+        return self.ranker.settings if self.ranker is not None else TUNED
 
     def ranker_applies(self) -> bool:
         """Whether the index will embed with the model the ranker was fitted with: the settings' model

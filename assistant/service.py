@@ -205,7 +205,7 @@ class Assistant:
         answer = proposed_lead(decline.help_decline(text, answer, self.resources), self.corpus.documents)
         return replace(answer, timing_ms=(time.perf_counter() - started) * 1000)
 
-    def resolve_uses(self, phrase: str, limit: int = 12, floor: float = permit.FINDER_FLOOR) -> list[tuple[str, str]]:
+    def resolve_uses(self, phrase: str, limit: int = 12, floor: float | None = None) -> list[tuple[str, str]]:
         """(table, row) of the permit-table rows a land-use phrase names, best first (the app's
         land-use finder; see routes.permit.resolve_uses)."""
         return permit.resolve_uses(self.resources, phrase, limit, floor)

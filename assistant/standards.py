@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from .choose import TUNED
 from .permits import STOP, words_of
 from .vocab import DATA
 
@@ -45,10 +46,9 @@ def _supported(label: set[str], heading: set[str], wanted: set[str], idf) -> boo
     shared = label & wanted
     if len(shared) / len(label) >= 0.5 or len(shared) + len(heading & wanted) >= 2:
         return True
-    return idf is None or any(idf.get(word, RARE_IDF) >= RARE_IDF for word in shared)
+    return idf is None or any(idf.get(word, TUNED.standards_rare_idf) >= TUNED.standards_rare_idf for word in shared)
 
 
-RARE_IDF = 2.0  # log(1 + N/df): a word in at most about one section in seven
 
 
 class StandardsTables:

@@ -35,6 +35,12 @@ class Query:
     # Query built by hand.
     detected: str = "other"  # answer_type.detect's type ("number", "who", "definition", "yes_no" ...)
     asked: str = "other"  # the refined type candidates must give (answer_type.asked: "findings", "how_long" ...)
+    # "most" or "least": the question asks which of several items ranks first ("which needs more parking,
+    # a bank or a laundromat?"; comparison.ranks); only a candidate stating two or more of them answers it.
+    ranks: str = ""
+    # What a leading or negated yes/no question asserts ("a tattoo parlor can't open in CG, can it?":
+    # premise.NOT_ALLOWED); the lead then says whether the asker is right.
+    claim: str = ""
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ import re
 from functools import lru_cache
 from collections.abc import Callable, Iterable
 
-from . import answer_type
+from . import answer_type, comparison, premise
+from .choose import TUNED
 from .english import is_english_word
 from .types import Query
 from .vocab import Vocabulary
@@ -64,6 +65,8 @@ def understand(question: str, vocabulary: Vocabulary, known_words: Iterable[str]
         apn=(APN.search(question).group(1) if APN.search(question) else ""),
         detected=asks.detected,
         asked=asks.asked,
+        ranks=comparison.ranks(question),
+        claim=premise.claim_of(question),
     )
 
 
@@ -91,17 +94,14 @@ def _normalize(question: str, known: set[str], is_word: Callable[[str], bool] = 
     return " ".join(fixed)
 
 
-TYPO_CUTOFF = 0.85
-
-
 def _closest_known(word: str, known: frozenset[str]) -> list[str]:
     """difflib's closest known word at the cutoff. rapidfuzz first keeps the words whose Indel
     similarity 2*LCS/(a+b) reaches the cutoff: difflib's ratio counts at most the longest common
     subsequence, so no word it would accept is dropped, and difflib then decides as before."""
     from rapidfuzz import fuzz, process
 
-    found = process.extract(word, known, scorer=fuzz.ratio, score_cutoff=100 * TYPO_CUTOFF - 1e-6, limit=None)
-    return difflib.get_close_matches(word, [candidate for candidate, _, _ in found], n=1, cutoff=TYPO_CUTOFF)
+    found = process.extract(word, known, scorer=fuzz.ratio, score_cutoff=100 * TUNED.typo_cutoff - 1e-6, limit=None)
+    return difflib.get_close_matches(word, [candidate for candidate, _, _ in found], n=1, cutoff=TUNED.typo_cutoff)
 
 
 def _corrected(question: str, normalized: str) -> str:

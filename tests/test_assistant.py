@@ -545,12 +545,13 @@ def test_a_long_sections_parts_are_all_quoted_from(assistant):
 def test_a_long_question_is_also_compared_by_the_words_around_its_use():
     from assistant.permits import RowMatch
     from assistant.routes.permit import _use_spans
+    from assistant import choose
 
     match = [RowMatch("2-4", "Child day care center", 1.0)]
     long = "looking space old table found online says need use permit daycare center still true"
-    assert _use_spans(long, match) == ("permit daycare center still true",)
-    assert _use_spans("daycare center ok", match) == ()  # a short question is its own span
-    assert _use_spans(long, []) == ()  # no row named by words: nothing to anchor on
+    assert _use_spans(long, match, choose.TUNED) == ("permit daycare center still true",)
+    assert _use_spans("daycare center ok", match, choose.TUNED) == ()  # a short question is its own span
+    assert _use_spans(long, [], choose.TUNED) == ()  # no row named by words: nothing to anchor on
 
 
 @pytest.mark.parametrize("word", ["aplication", "commision", "histroic", "bookeeping", "zzzzzz", "variance"])

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from assistant import closest, decline, then
+from assistant import choose, closest, decline, then
 from assistant.closest import Closest, Offer
 from assistant.types import Answer
 from ingest.references import build_graph, cited_missing
@@ -54,7 +54,7 @@ def test_rank_offers_each_section_once_at_its_closest_passage_and_none_unrelated
     offers = [Offer("17.44.040", "000", "Permit requirements", ("17.44.040 Permit requirements",), "A use permit is needed.", 0.41),
               Offer("17.64.080", "002", "Permit time limits", ("17.64.080 Permit time limits", "A. Time Limits"), TIME_LIMIT, 0.77),
               Offer("17.44.040", "000", "Permit requirements", ("17.44.040 Permit requirements", "B. Minor"), "Minor use permit.", 0.52),
-              Offer("17.36.090", "001", "Parking", ("17.36.090 Parking",), "All-weather surfacing.", closest.SHOWN_FLOOR - 0.01)]
+              Offer("17.36.090", "001", "Parking", ("17.36.090 Parking",), "All-weather surfacing.", choose.TUNED.closest_shown_floor - 0.01)]
     found = closest.rank("how long does a use permit last?", offers)
     assert [(c.section, c.similarity) for c in found] == [("17.64.080", 0.77), ("17.44.040", 0.52)]
     assert found[0].heading() == "§ 17.64.080 Permit time limits › A. Time Limits"
@@ -130,7 +130,7 @@ def test_not_loaded_is_dropped_when_a_loaded_passage_answers_and_the_closest_is_
 
 
 @pytest.mark.parametrize("near", [
-    _near("17.64.080", TIME_LIMIT, decline.ANSWERS_FLOOR - 0.01),  # not near enough to answer
+    _near("17.64.080", TIME_LIMIT, choose.TUNED.decline_answers_floor - 0.01),  # not near enough to answer
     _near("17.64.080", TIME_LIMIT, 0.95, by_meaning=False),  # words alone (no model) never say it answers
     _near("17.44.040", "in compliance with Section 17.62.050 (Use permit and minor use permit)", 0.9),  # it defers to it
 ])
@@ -139,7 +139,7 @@ def test_not_loaded_stays_when_no_loaded_passage_answers_by_itself(near):
     assert NOT_LOADED_62050 in answer.answer.split("\n")
 
 
-@pytest.mark.parametrize("near", [[], [_near("17.64.080", TIME_LIMIT, decline.ANSWERS_FLOOR - 0.01)]])
+@pytest.mark.parametrize("near", [[], [_near("17.64.080", TIME_LIMIT, choose.TUNED.decline_answers_floor - 0.01)]])
 def test_not_loaded_is_said_only_when_its_rules_are_the_ones_asked_about(near):
     """Issue 46: a noise question was told that § 17.24.050 (the location of allowable uses) is not loaded, because a
     nearest section cites it. Missing rules are named only when their name shares a word with the question, or the

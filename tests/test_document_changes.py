@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from assistant import document_changes
+from assistant import choose, document_changes
 from assistant.then import since_line
 from assistant.types import Citation
 from ingest.changes import CellChange, Diff, Rezoning, SectionChange
@@ -95,9 +95,9 @@ def test_rows_a_restatement_leaves_out_are_said_to_be_not_restated_not_to_stay_i
 
 
 def test_a_long_list_is_capped_with_a_pointer_to_the_full_diff():
-    cells = [_change(f"Use {n}", "HC", "P", "UP") for n in range(document_changes.CELL_CAP + 5)]
+    cells = [_change(f"Use {n}", "HC", "P", "UP") for n in range(choose.TUNED.changes_cell_cap + 5)]
     answer = document_changes.answer_changes("what did Ord. 939 change?", _diff(cells), _Corpus(SECTIONS))
-    assert sum(line.startswith("- Use ") for line in answer.answer.split("\n")) == document_changes.CELL_CAP
+    assert sum(line.startswith("- Use ") for line in answer.answer.split("\n")) == choose.TUNED.changes_cell_cap
     assert "... and 5 more; the full list: `python -m ingest diff --document 002`." in answer.answer
 
 

@@ -88,3 +88,38 @@ def test_with_the_real_index_the_chooser_is_offered_the_ranking(question, first)
     resources = load_assistant().resources
     found = chooser.candidates(resources.read(question), resources)
     assert any(c.answer.route == "ranking" and c.answer.lookups[0]["row"] == first for c in found)
+
+
+@pytest.mark.parametrize("question,ranks", [
+    ("Which needs more parking, a bank or a laundromat of the same size?", "most"),
+    ("Which district allows the tallest buildings?", "most"),
+    ("Which district has the smallest minimum lot size?", "least"),
+    ("minimum lot size NL vs NM - which is bigger?", "most"),
+    ("Re: TOC project - per our call, what's the most residential parking we can allow per unit?", ""),
+    ("Which districts allow a bar?", ""),
+    ("How many parking spaces does a bank need, more or less?", ""),
+    ("Which zone should I ask more about, CG or CE?", ""),
+    ("Which setback applies to a fence more than 6 feet tall, front or rear?", ""),
+    ("Which districts allow more than 10 units per acre?", ""),
+    ("Does a bank need more parking than a laundromat, which one?", "most"),
+])
+def test_the_question_is_read_once_as_asking_which_ranks_first(res, question, ranks):
+    assert res.read(question).ranks == ranks
+
+
+def test_a_ranking_asked_is_never_answered_by_one_row(res):
+    """The laundromat's row alone (the bank's vote) once answered "which needs more parking, a bank or a
+    laundromat?": it says nothing of which needs more. Only a candidate stating both is admissible."""
+    query = res.read("Which needs more parking, a bank or a laundromat of the same size?")
+    found = [c for c in chooser.candidates(query, res) if not c.answer.abstained]
+    kept = [c for c in found if choose.admissible(c, query.asked, query.ranks)]
+    assert kept and all(choose.states_several(c) for c in kept)
+    assert any(c.answer.route == "ranking" for c in kept)
+    single = [c for c in found if len({cell["row"] for cell in c.answer.lookups}) == 1]
+    assert all(not choose.admissible(c, query.asked, query.ranks) for c in single)
+    assert all(not choose.admissible(c, query.asked, query.ranks) for c in found if not c.answer.lookups)
+    # the laundromat's own row answers the question that asks for it, not the one that ranks
+    plain = res.read("how much parking does a laundromat need?")
+    (row,) = [c for c in chooser.candidates(plain, res) if c.answer.route == "standards"]
+    assert "laundromats" in row.answer.first_line
+    assert choose.admissible(row, plain.asked, plain.ranks) and not choose.admissible(row, query.asked, query.ranks)

@@ -42,16 +42,25 @@ def test_a_table_by_number_is_that_table(res, question, section, key, title, cel
 
 
 def test_table_2_2_is_the_land_use_table_and_its_cannabis_part_told_apart(res):
-    found = _proposed(res, "Table 2-2")
+    """The number alone is the land-use table, which names its cannabis part (once the two tied and the
+    cannabis part won by its text); the part is proposed when the question says its own words."""
+    (plain,) = _proposed(res, "Table 2-2")
+    assert plain.answer.citations[0].table == "Table 2-2"
+    assert {c["table"] for c in plain.answer.lookups} == {"2-2"}
+    assert plain.answer.signals["tables_numbered"] == 1.0
+    # the legend printed on the title's line is not part of the title
+    assert plain.answer.first_line.startswith("Table 2-2 Allowed Land Uses and Permit Requirements for Low Density "
+                                              "and Neighborhood Zones (§ 17.22.020 ")
+    assert 'Also printed as Table 2-2: Allowed Land Uses and Permit Requirements - Cannabis Uses (ask for "Table 2-2 cannabis")' \
+        in plain.answer.answer
+    found = _proposed(res, "show me Table 2-2 cannabis")
     keys = sorted(c.answer.citations[0].table for c in found)
     assert keys == ["Table 2-2", "Table 2-2 cannabis"]
     for candidate in found:
         assert {c["table"] for c in candidate.answer.lookups} == {candidate.answer.citations[0].table.removeprefix("Table ")}
         assert candidate.answer.signals["tables_numbered"] == 2.0
-    plain = next(c for c in found if c.answer.citations[0].table == "Table 2-2")
-    # the legend printed on the title's line is not part of the title
-    assert plain.answer.first_line.startswith("Table 2-2 Allowed Land Uses and Permit Requirements for Low Density "
-                                              "and Neighborhood Zones (§ 17.22.020 ")
+    share = {c.answer.citations[0].table: c.answer.signals["title_share"] for c in found}
+    assert share["Table 2-2 cannabis"] > share["Table 2-2"]  # its own words pick it out: a signal for the ranker
 
 
 def test_the_two_tables_2_4_are_told_apart(res):

@@ -12,7 +12,6 @@ from ..permits import STOP, words_of
 from ..resources import Resources
 from ..types import Answer, Query
 
-NEAREST = 3  # real districts offered for one that does not exist
 
 
 def said(query: Query, res: Resources) -> Answer | None:
@@ -43,7 +42,7 @@ def _nearest_symbols(name: str, res: Resources) -> list[str]:
     from rapidfuzz import fuzz, process
 
     symbols = [d.symbol for d in res.vocabulary.districts]
-    found = process.extract(name.replace("-", ""), symbols, scorer=fuzz.ratio, limit=NEAREST)
+    found = process.extract(name.replace("-", ""), symbols, scorer=fuzz.ratio, limit=res.settings.absent_nearest)
     return [symbol for symbol, _, _ in found]
 
 

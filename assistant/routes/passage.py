@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from .. import compose
 from ..passages import split_sentences
-from ..provision_choice import MAX_ITEMS, list_of
+from ..provision_choice import list_of
 from ..resources import Resources
 from ..types import Candidate, Query
 from . import provision
@@ -41,7 +41,7 @@ def passages(query: Query, res: Resources):
 
 
 def _passages(query: Query, res: Resources):
-    hits = res.hits(query.corrected or query.text, 8)
+    hits = res.hits(query.corrected or query.text, res.settings.route_hits_k)
     preferred = {s for topic in query.topics for s in res.vocabulary.topics[topic][1]}
     ranked = sorted(hits, key=lambda h: (h.section not in preferred, h.rank))
     # Table-row chunks are text made from cells for retrieval: quotes come from the documents.
@@ -50,7 +50,7 @@ def _passages(query: Query, res: Resources):
         # A question about a district is answered only by text that speaks of that district.
         supported = [h for h in supported if res.mentions_district(h.text, query.districts)]
     if not supported:  # the hits already fetched are the nearest sections: no second search
-        return compose.abstain(query, list(dict.fromkeys(hit.section for hit in hits[:5]))[:3], corpus=res.corpus)
+        return compose.abstain(query, list(dict.fromkeys(hit.section for hit in hits[:res.settings.nearest_hits_k]))[:res.settings.nearest_sections], corpus=res.corpus)
     chosen = [res.whole_section(hit) for hit in _distinct_sections(supported)[:4]]
     answer = compose.passage_answer(query, chosen, res.corpus, res.sentence_meaning(query.corrected or query.text, chosen))
     return _checked_by_reader(query, with_its_list(answer, res), res)
@@ -70,7 +70,7 @@ def with_its_list(answer, res: Resources):
     lines = answer.answer.split("\n")
     announced = _last_sentence(lead.text)
     head = lines[0][: lines[0].index(announced) + len(announced)]  # what the quote adds after it is not the list
-    listed = provision.outline_lines(items[:MAX_ITEMS], here)
+    listed = provision.outline_lines(items[:res.settings.provision_max_items], here)
     return replace(answer, answer="\n".join([head] + listed + lines[1:]),
                    signals={**answer.signals, "list_attached": 1.0})
 

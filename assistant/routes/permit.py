@@ -16,21 +16,11 @@ from ..types import Answer, Candidate, Query
 from ..understand import district_names_in
 
 GIVES = "permit_code"
-# A row found by meaning alone must be at least this close to the question (cosine); below it the
-# question is about something the tables do not list. The calibrated confidence decides the rest.
-MEANING_FLOOR = 0.45
 # Words of a permit question that ask rather than name the use (general English).
 ASKING_WORDS = frozenset("ok okay allowed allow allows permit permits permitted need needed needs require required requires "
                          "requirement requirements approval approve build open opening run running start put want wanted like "
                          "could would should get may might must let lets able legal legally zoned zoning zone zones district "
                          "districts area city cotati code rules rule my our we us you your yes no".split())
-FINDER_FLOOR = 0.3  # browsing rows ("tattoo" -> Personal services) may show nearer misses than an answer may
-MEANING_SWITCH = 0.08  # a word-matched row this much less close in meaning than the nearest row gives way to it
-MEANING_TIE = 0.005  # two rows this close in meaning are not told apart by it (they share their nearest name)
-MEANING_NEAR = 0.05  # rows this close to the nearest are one family ("Adult day care - 7 to 14 clients", ...)
-WORD_TIE = 0.25  # word-match scores this close to the best are a tie that meaning breaks
-LONG_PHRASE = 6  # content words: a longer question is compared by the words around its use as well
-SPAN_CONTEXT = 2  # words kept on each side of the words that named the row
 NO_MEANING = {"meaning_agrees": 0.0, "meaning_similarity": 0.0, "meaning_margin": 0.0, "by_meaning": 0.0}
 
 
@@ -99,7 +89,7 @@ def _permit(query: Query, res: Resources) -> Answer | None:
         return None
     found, covered = answered
     found, doubt = _with_rivals(query, res, found, rivals, districts)
-    if doubt and meant.get("by_meaning") and meant.get("meaning_margin", 1.0) < MEANING_TIE:
+    if doubt and meant.get("by_meaning") and meant.get("meaning_margin", 1.0) < res.settings.permit_meaning_tie:
         return None  # no word named the row, its meaning ties with another row's, and their cells differ
     return replace(found, signals={**signals, "cell_readable": readable(found.lookups), "districts_covered": covered,
                                    "row_doubt": doubt, "deferred_unexplained": deferred_unexplained(signals, found.lookups)})
@@ -229,23 +219,24 @@ def _by_meaning(res: Resources, phrase: str, tables, matches):
     named = use_phrase(phrase)
     if not named:  # "where is the Northern Gateway": no word names a use
         return matches, dict(NO_MEANING), ()
-    ranked = meanings.rank(named, tables, n=len(meanings.descriptions), spans=_use_spans(named, matches))
+    settings = res.settings
+    ranked = meanings.rank(named, tables, n=len(meanings.descriptions), spans=_use_spans(named, matches, settings))
     if not ranked:
         return matches, dict(NO_MEANING), ()
     top = ranked[0]
     if matches:
-        matches = _nearest_of_the_words(phrase, matches, ranked)
+        matches = _nearest_of_the_words(phrase, matches, ranked, settings)
         kept = _word_row_kept(res, phrase, matches, ranked)
         if kept is not None:
             return kept
         # The words matched a row that means something else ("workout studio" is not a broadcasting
         # studio): the row nearest in meaning answers, and the confidence knows it was found so.
-    elif top.similarity < MEANING_FLOOR:
+    elif top.similarity < settings.permit_meaning_floor:
         return [], {}, ()
-    return _row_by_meaning(phrase, ranked)
+    return _row_by_meaning(phrase, ranked, settings)
 
 
-def _nearest_of_the_words(phrase: str, matches, ranked) -> list:
+def _nearest_of_the_words(phrase: str, matches, ranked, settings) -> list:
     """Words support several rows about as well ("granny flat ... our house": Accessory dwelling
     unit, Single-family dwelling); the one nearest in meaning is the one meant, put first."""
     similarity = {m.row: m.similarity for m in reversed(ranked)}
@@ -257,7 +248,7 @@ def _nearest_of_the_words(phrase: str, matches, ranked) -> list:
     # A row scored a little lower may still be meant when it explains more of the question's
     # own words ("boutique hotel"), never when it only adds words the question lacks ("junior").
     close = [m for m in matches if m.score == matches[0].score
-             or (m.score >= matches[0].score - WORD_TIE and own_words(m) > own_words(matches[0]))]
+             or (m.score >= matches[0].score - settings.permit_word_tie and own_words(m) > own_words(matches[0]))]
     if quantity_decides(matches, phrase):  # the stated count or area picked the row of its family
         close = [m for m in close if family(m.row) != family(matches[0].row) or m.row == matches[0].row]
     chosen = max(close, key=lambda m: (similarity.get(m.row, 0.0), -close.index(m)))
@@ -266,7 +257,7 @@ def _nearest_of_the_words(phrase: str, matches, ranked) -> list:
 
 def _word_row_kept(res: Resources, phrase: str, matches, ranked):
     """The word-matched row with its meaning signals, unless a row nearer in meaning should replace it."""
-    top = ranked[0]
+    top, settings = ranked[0], res.settings
     own = next((m.similarity for m in ranked if m.row == matches[0].row), 0.0)
     # Every word of the row's label said, by the question or by its everyday word's label
     # ("restaurant" -> Restaurant, cafe, coffee shop): the row is named, and meaning only
@@ -277,26 +268,26 @@ def _word_row_kept(res: Resources, phrase: str, matches, ranked):
     family_words = set(words_of(family(matches[0].row))) - STOP
     named = ((matches[0].covered >= 1.0 and _explained(res, phrase, matches[0].row) >= 0.5)
              or (len(family_words) >= 2 and family_words <= said))
-    if not (named or top.similarity - own < MEANING_SWITCH or top.similarity < MEANING_FLOOR):
+    if not (named or top.similarity - own < settings.permit_meaning_switch or top.similarity < settings.permit_meaning_floor):
         return None
     signals = {"meaning_agrees": float(top.row == matches[0].row or _same_family_sized(top.row, matches, phrase)),
                "meaning_similarity": own, "meaning_margin": _margin(own, ranked, matches[0].row, phrase), "by_meaning": 0.0}
-    return matches, signals, _near_in_meaning(ranked, matches[0], own, phrase)
+    return matches, signals, _near_in_meaning(ranked, matches[0], own, phrase, settings)
 
 
-def _row_by_meaning(phrase: str, ranked):
+def _row_by_meaning(phrase: str, ranked, settings):
     """The row nearest in meaning (its size chosen by the question's count or area, if it states one)."""
     top = ranked[0]
     second = next((m for m in ranked[1:] if m.row != top.row), None)
     margin = top.similarity - (second.similarity if second else 0.0)
-    near = [m for m in ranked if m.similarity >= top.similarity - MEANING_NEAR]
+    near = [m for m in ranked if m.similarity >= top.similarity - settings.permit_meaning_near]
     candidates_ = by_quantity([RowMatch(m.table, m.row, m.similarity) for m in near], phrase)
     chosen = candidates_[0].row
     same_label = [c for c in candidates_ if c.row == chosen]
     if quantity_decides(candidates_, phrase):
         margin = _margin(candidates_[0].score, ranked, chosen, phrase)
     return same_label, {"meaning_agrees": 1.0, "meaning_similarity": top.similarity, "meaning_margin": round(margin, 4),
-                        "by_meaning": 1.0}, _near_in_meaning(ranked, same_label[0], same_label[0].score, phrase)
+                        "by_meaning": 1.0}, _near_in_meaning(ranked, same_label[0], same_label[0].score, phrase, settings)
 
 
 def _explained(res: Resources, phrase: str, row: str) -> float:
@@ -349,11 +340,12 @@ def use_meanings(res: Resources):
     return res.meanings
 
 
-def resolve_uses(res: Resources, phrase: str, limit: int = 12, floor: float = FINDER_FLOOR) -> list[tuple[str, str]]:
+def resolve_uses(res: Resources, phrase: str, limit: int = 12, floor: float | None = None) -> list[tuple[str, str]]:
     """(table, row) of the permit-table rows a land-use phrase names, best first: the rows an answer would
     read from it (``rows_named``), then rows near it in meaning ("salon" -> Personal services; ``floor``, lower
-    than an answer's), then rows whose label holds every word as typed ("services" -> each services row).
+    than an answer's: ``permit_finder_floor`` unless given), then rows whose label holds every word as typed ("services" -> each services row).
     The app's land-use finder uses this: the ask box and the finder read everyday words the same way."""
+    floor = res.settings.permit_finder_floor if floor is None else floor
     query = res.read(phrase)
     matches, _, near = rows_named(query, res)
     found = [(m.table, m.row) for m in matches] + [(m.table, m.row) for m in near]
@@ -370,12 +362,12 @@ def resolve_uses(res: Resources, phrase: str, limit: int = 12, floor: float = FI
     return list(dict.fromkeys(found))[:limit]
 
 
-def _near_in_meaning(ranked, chosen, similarity: float, phrase: str) -> tuple:
-    """Rows of the chosen row's table about as near in meaning (within MEANING_NEAR), save the
+def _near_in_meaning(ranked, chosen, similarity: float, phrase: str, settings) -> tuple:
+    """Rows of the chosen row's table about as near in meaning (within ``permit_meaning_near``), save the
     sizes of its family that the question's count or area rules out."""
     sized = quantity_decides([chosen], phrase)
     return tuple(RowMatch(m.table, m.row, m.similarity) for m in ranked
-                 if m.table == chosen.table and m.row != chosen.row and m.similarity >= similarity - MEANING_NEAR
+                 if m.table == chosen.table and m.row != chosen.row and m.similarity >= similarity - settings.permit_meaning_near
                  and not (sized and family(m.row) == family(chosen.row)))
 
 
@@ -415,18 +407,18 @@ def _same_family_sized(row: str, matches, phrase: str) -> bool:
     return quantity_decides(matches, phrase) and family(row) == family(matches[0].row)
 
 
-def _use_spans(named: str, matches) -> tuple[str, ...]:
+def _use_spans(named: str, matches, settings) -> tuple[str, ...]:
     """In a long, rambling question ("looking at a space on Commerce Ave for a daycare center. the old
     table I found ..."), the words around those that matched the best row's label: what names the use.
     Every other word of a long question pulls its meaning away from any row."""
     words = named.split()
-    if not matches or len(words) <= LONG_PHRASE:
+    if not matches or len(words) <= settings.permit_long_phrase:
         return ()
     label = set(words_of(matches[0].row)) - STOP
     anchors = [i for i, word in enumerate(words) if set(words_of(word)) & label]
     if not anchors:
         return ()
-    span = words[max(0, anchors[0] - SPAN_CONTEXT): anchors[-1] + SPAN_CONTEXT + 1]
+    span = words[max(0, anchors[0] - settings.permit_span_context): anchors[-1] + settings.permit_span_context + 1]
     return (" ".join(span),) if len(span) < len(words) else ()
 
 

@@ -14,7 +14,6 @@ from ..provision_choice import LIST_ASKS, Choice, choose, outline, wanted_kinds
 from ..resources import Resources
 from ..types import Answer, Candidate, Query
 
-SECTIONS = 4  # the provisions of the first sections the search finds are read
 # ingest/values.py kinds as the answer types the chooser knows (answer_type.GIVEN)
 GIVEN_AS = {"percentage": "percent", "ratio": "count", "density": "count", "permit": "permit_code",
             "speed": "number", "decibel": "number", "floor area ratio": "number"}
@@ -27,8 +26,8 @@ def candidates(query: Query, res: Resources) -> list[Candidate]:
 
 def _searched(query: Query, res: Resources) -> tuple[list[str], set[str]]:
     """The first sections the search finds, and those both retrievers found."""
-    hits = res.hits(query.corrected or query.text, 8)
-    ranked = list(dict.fromkeys(hit.section for hit in hits))[:SECTIONS]
+    hits = res.hits(query.corrected or query.text, res.settings.route_hits_k)
+    ranked = list(dict.fromkeys(hit.section for hit in hits))[:res.settings.provision_sections]
     return ranked, {h.section for h in hits if h.bm25_rank is not None and h.dense_rank is not None}
 
 

@@ -47,7 +47,7 @@ def by_title(query: Query, res: Resources) -> list[Candidate]:
     idf = res.corpus.idf
     weight = sum(idf.get(w, 1.0) for w in wanted)
     ranks = {}
-    for rank, hit in enumerate(res.hits(query.corrected or query.text, 8), start=1):
+    for rank, hit in enumerate(res.hits(query.corrected or query.text, res.settings.route_hits_k), start=1):
         ranks.setdefault(hit.section, rank)
     scored = []
     for section in res.corpus.latest.values():

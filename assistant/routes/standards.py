@@ -18,7 +18,6 @@ from .permit import ASKING_WORDS, district_words
 # Verbs of deciding (general English): "who approves / hears / signs off on / makes the call".
 DECIDING = re.compile(r"\b(?:decid\w*|decision\w*|authorit\w*|approv\w*|hear\w*|grant\w*|review\w*|sign\w*|rul\w*|call|issu\w*|den\w+|vote\w*|"
                       r"make\w*|say|says|authoriz\w*|allow\w*|permit\w*|handle\w*|oversee\w*|in charge|final)\b")
-STANDARDS_TIE = 0.5  # row scores count shared words in steps of 1 (2 for a label word); less is a tie
 TABLE_GIVES = {"6-1": "body", "2-1": "list"}  # tables whose cells are not measures
 
 
@@ -74,7 +73,7 @@ def per_district(query: Query, res: Resources) -> list[Candidate]:
         joined = replace(joined, answer=f"{lead} {joined.answer}")
     return [Candidate(gives(found[0].table, values), replace(joined, signals={
         "row_share": min(l.share for l in found), "row_margin": min(min(l.margin, 5.0) for l in found),
-        "row_tied": float(any(l.margin < STANDARDS_TIE for l in found)), "district_named": 1.0,
+        "row_tied": float(any(l.margin < res.settings.standards_tie for l in found)), "district_named": 1.0,
         "cell_readable": readable(joined.lookups)}))]
 
 
@@ -101,7 +100,7 @@ def _one_row(query: Query, res: Resources) -> list[Candidate]:
         return [Candidate(gives(lookup.table, values), replace(found, signals={
             "row_share": lookup.share, "row_margin": min(lookup.margin, 5.0),
             # another row fits the question's words as well, and only fewer unexplained words chose this one
-            "row_tied": float(lookup.margin < STANDARDS_TIE),
+            "row_tied": float(lookup.margin < res.settings.standards_tie),
             "district_named": float(bool(query.districts)), "cell_readable": readable(found.lookups),
             "question_unexplained": _unexplained(query, res, lookup)}))]
     if lookup is None and asks != "other" and len(res.other_words(query)) <= 1:

@@ -59,6 +59,11 @@ def printed(number: str, res: Resources) -> list[PrintedTable]:
     return tables
 
 
+def _part_words(table: PrintedTable) -> set[str]:
+    """The words a part's key says beyond the number ("cannabis"); none for the table itself."""
+    return set(words_of(table.key.split(" ", 1)[1])) if " " in table.key else set()
+
+
 def _number_of(key: str) -> str:
     return key.split(" ", 1)[0]
 
@@ -91,17 +96,23 @@ def candidates(query: Query, res: Resources) -> list[Candidate]:
         # It says more than which table ("which Table 2-4 districts allow a transit station?"): it asks
         # for something in the table, not the table; a whole table never answers that.
         return []
+    # A part printed under the number ("2-2 cannabis") is named by the number and its own words: the
+    # number alone is the table itself, whose answer names the part.
+    said = {w for w in words_of(query.corrected or query.text)}
+    parts = [t for t in tables if _part_words(t) and any(m.section == t.section and not _part_words(m) for m in tables)]
+    shown = [t for t in tables if t not in parts or _part_words(t) <= said]
     found = []
-    for table in tables:
+    for table in shown:
         cells = cells_of(table, res)
         title_words = titles[table]
         signals = {
-            "tables_numbered": float(len(tables)),  # more than one: the number alone does not say which
+            "tables_numbered": float(len(shown)),  # more than one: the number alone does not say which
             "title_share": len(asked & title_words) / len(asked) if asked else 0.0,
             "other_words": float(len(asked - title_words)),
             "section_named": float(table.section in query.sections),
             "cells_found": float(bool(cells)),
         }
-        answer = compose.table_answer(query, table, cells, res.corpus)
+        its_parts = [p for p in parts if p.section == table.section and not _part_words(table) and p not in shown]
+        answer = compose.table_answer(query, table, cells, res.corpus, its_parts)
         found.append(Candidate("table", replace(answer, signals={k: round(v, 4) for k, v in signals.items()})))
     return found
