@@ -8,7 +8,7 @@ provisions of the sections the search finds. Each section is offered once, at it
 
 A passage is offered only about what the question was read as (issue 46: a tattoo parlor was shown the
 "Personal services - Restricted" row, a neighbour's music the telecommunications noise rule): ``Reading`` is the
-reading (the use rows the answers read from its words, ``routes.permit.rows_named``; the districts asked; the
+reading (the use rows the answers read from its words, ``permit_cells.rows_named``; the districts asked; the
 setback side asked; the kinds of use it names), and ``about_asked`` keeps an offer only when it is not about
 another use, district or measure. The use's own rows come first, found by the scorer that ranks rows for answers.
 """
@@ -221,15 +221,15 @@ def find(question: str, res, nearest: Iterable[str] = ()) -> list[Closest]:
 
 
 def read_as(query, res) -> Reading:
-    """The question as the answers read it (``Reading``): its use rows from ``routes.permit.rows_named`` (the one
+    """The question as the answers read it (``Reading``): its use rows from ``permit_cells.rows_named`` (the one
     reading of a use's words, which the land-use finder also uses), the districts, the setback sides and kinds of
     use it names (the provisions' own scope terms, applied to the question)."""
     from ingest.provisions import scope_of
     from ingest.tables.vocab import vocabulary
 
     from .answer_type import QUANTITIES
-    from .routes.permit import PERMIT_TOPICS, STANDARDS_TOPICS, rows_named
-    from .routes.permit import _unexplained as unexplained
+    from .permit_cells import PERMIT_TOPICS, STANDARDS_TOPICS, rows_named
+    from .permit_cells import _unexplained as unexplained
 
     rows: tuple = ()
     # A use's row answers whether it is allowed and with which permit: not how many, how long, what it means, which

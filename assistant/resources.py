@@ -97,7 +97,7 @@ class Resources:
         self.vocabulary = corpus.vocabulary
         self.searcher_factory = searcher_factory
         self._searcher = None
-        self.meanings = None  # the rows' meanings (routes/permit.py), built on first use
+        self.meanings = None  # the rows' meanings (permit_cells.py), built on first use
         self.defined = None  # defined term words -> definition, for the rows' names
         self.name_words: dict[str, frozenset[str]] = {}
         self._sentences = None

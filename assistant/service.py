@@ -13,13 +13,12 @@ from pathlib import Path
 
 import settings
 
-from . import choose, chooser, decline, document_changes, families, provision_changes, then, timepoint
+from . import choose, chooser, decline, document_changes, families, permit_cells, provision_changes, then, timepoint
 from . import confidence as confidence_mod
 from . import reader as reader_mod
 from .permits import PermitTables
 from .permits import words_of as permits_words
 from .resources import Corpus, Resources
-from .routes import permit
 from .standards import StandardsTables
 from .types import Answer
 from .validate import InvalidQuestion, check_question, normalise_input
@@ -207,8 +206,8 @@ class Assistant:
 
     def resolve_uses(self, phrase: str, limit: int = 12, floor: float | None = None) -> list[tuple[str, str]]:
         """(table, row) of the permit-table rows a land-use phrase names, best first (the app's
-        land-use finder; see routes.permit.resolve_uses)."""
-        return permit.resolve_uses(self.resources, phrase, limit, floor)
+        land-use finder; see permit_cells.resolve_uses)."""
+        return permit_cells.resolve_uses(self.resources, phrase, limit, floor)
 
 
 # Only a section's number, perhaps asking what it says: "17.30.095", "§ 17.30.095", "sec. 17.30.095",

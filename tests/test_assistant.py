@@ -544,7 +544,7 @@ def test_a_long_sections_parts_are_all_quoted_from(assistant):
 
 def test_a_long_question_is_also_compared_by_the_words_around_its_use():
     from assistant.permits import RowMatch
-    from assistant.routes.permit import _use_spans
+    from assistant.permit_cells import _use_spans
     from assistant import choose
 
     match = [RowMatch("2-4", "Child day care center", 1.0)]

@@ -342,12 +342,12 @@ def test_a_noise_question_is_not_shown_the_telecom_rule_nor_told_of_unrelated_mi
                                        ("a daycare for 10 kids from home", "Child day care - Large family day care home")])
 def test_the_finder_and_the_ask_box_read_everyday_words_with_one_resolver(assistant, words, row):
     """Issue 46: the Browse tab's land-use finder (``Engine.resolve_uses``) and the answers read everyday words by
-    one resolver (``routes.permit.rows_named``): the finder's first row is the row an answer reads."""
-    from assistant.routes import permit
+    one resolver (``permit_cells.rows_named``): the finder's first row is the row an answer reads."""
+    from assistant import permit_cells
     from webapp.engine import Engine
 
     res = assistant.resources
-    matches, _, _ = permit.rows_named(res.read(words), res)
+    matches, _, _ = permit_cells.rows_named(res.read(words), res)
     assert matches and matches[0].row == row
     found = assistant.resolve_uses(words)
     assert found[0] == (matches[0].table, row)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant import answer_type, chooser
+from assistant import answer_type, chooser, permit_cells
 from assistant.routes import definition, district, parcel, passage, permit, section, standards
 from assistant.types import Answer, Candidate, Query
 
@@ -249,9 +249,9 @@ def test_what_the_question_says_besides_the_row_is_measured(res):
 
 def test_only_cells_that_defer_to_the_specific_use_regulations_carry_the_deferred_weight():
     signals = {"question_unexplained": 7.5}
-    assert permit.deferred_unexplained(signals, [{"value": "S"}, {"value": "S "}]) == 7.5
-    assert permit.deferred_unexplained(signals, [{"value": "S"}, {"value": "UP"}]) == 0.0
-    assert permit.deferred_unexplained(signals, []) == 0.0
+    assert permit_cells.deferred_unexplained(signals, [{"value": "S"}, {"value": "S "}]) == 7.5
+    assert permit_cells.deferred_unexplained(signals, [{"value": "S"}, {"value": "UP"}]) == 0.0
+    assert permit_cells.deferred_unexplained(signals, []) == 0.0
 
 
 def test_words_beside_weighs_only_words_the_corpus_uses():

@@ -24,7 +24,7 @@ NOT_TUNED = {
                        "MAX_RETENTION_DAYS", None},  # the log's schema and housekeeping: no answer reads them
     "resources.py": {"READ_KEPT"},  # how many questions' readings are cached: the same answers either way
     "routes/compare.py": {"LEVELS"},  # 17.22.020's legend, from the least to the most demanding
-    "routes/permit.py": {"NO_MEANING"},  # the meaning signals of a row found without the model: zero
+    "permit_cells.py": {"NO_MEANING"},  # the meaning signals of a row found without the model: zero
     "routes/ranking.py": {"TO_COMMON"},  # square feet in an acre
     "units.py": {"TEXT_CHARS"},  # the units listing's text for bank writers, not an answer
     "validate.py": {"MAX_CHARS"},  # the input limit the JSON contract and the app state (2,000 characters)

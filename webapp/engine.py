@@ -598,7 +598,7 @@ class Engine:
     # -- land uses -----------------------------------------------------------------------------
     def resolve_uses(self, text: str, limit: int = 12) -> list[tuple[str, str, str]]:
         """(table, row, section) of the permit-table rows a land-use phrase names, best first: the answer
-        layer's own resolver (``assistant.routes.permit.resolve_uses``), so the finder reads everyday words
+        layer's own resolver (``assistant.permit_cells.resolve_uses``), so the finder reads everyday words
         ("tattoo", "granny unit") as the ask box does; the section is added for the link."""
         if not isinstance(text, str) or not text.strip():
             return []

@@ -1,9 +1,10 @@
 """Permit comparisons and negations (issue 23 item 3): "in which of CD or NL is a gym easier to get
 approved?", "is a bar allowed in CE but not CI?", "where is a junior ADU not allowed?", "which Table 2-4 districts allow X?". The permit
-route finds the row and each named district's cell (the comparison's own words taken out first:
-they name no use); this route states the comparison on the first line, each value cited as the
-permit route cites it. Gives ``permit_code`` (the answer is the cells), with the permit route's
-signals, so the permit route's calibrated confidence judges it.
+cells' reading the permit route proposes (``assistant/permit_cells.py``) finds the row and each named
+district's cell (the comparison's own words taken out first: they name no use); this route states
+the comparison on the first line, each value cited as the permit route cites it. Gives
+``permit_code`` (the answer is the cells), with the permit route's signals, so the permit route's
+calibrated confidence judges it.
 
 Permit levels compare in the code's order of review (17.22.020's legend: P permitted with a zoning
 clearance, MUP minor use permit, UP use permit, "-" use not allowed). A cell that carries a condition
@@ -15,13 +16,12 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from .. import compose
+from .. import compose, permit_cells
 from ..interpretation import interpretation_of
 from ..resources import Resources
 from ..types import Candidate, Query
-from . import permit
 
-GIVES = permit.GIVES
+GIVES = "permit_code"  # the answer is the cells, as the permit route's
 LEVELS = {"P": 0, "MUP": 1, "UP": 2, "-": 3}  # 17.22.020's legend, from the least to the most demanding
 # A question that compares districts (general English): a comparative, "versus", or "which one".
 # Not "which of" alone: "which of the commercial districts allow a hotel?" asks for a list.
@@ -48,10 +48,9 @@ def candidates(query: Query, res: Resources) -> list[Candidate]:
     if not (compares or where_not or (query.districts and TABLE_DISTRICTS.search(query.text))):
         return []
     stripped = re.sub(r"\s{2,}", " ", COMPARISON_WORDS.sub(" ", query.normalized)).strip()
-    found = permit.candidates(replace(query, normalized=stripped), res)
-    if not found:
+    answer = permit_cells.answer(replace(query, normalized=stripped), res)
+    if answer is None:
         return []
-    answer = found[0].answer
     first, *rest = answer.answer.split("\n")
     if compares:
         cells = _named_cells(answer.lookups, query.districts)

@@ -10,10 +10,10 @@ import re
 from dataclasses import replace
 
 from .. import answer_type, comparison, compose
+from ..permit_cells import ASKING_WORDS, district_words
 from ..permits import QUANTITY_WORDS, words_beside, words_of
 from ..resources import STANDARDS_TOPICS, Resources, readable
 from ..types import Candidate, Query
-from .permit import ASKING_WORDS, district_words
 
 # Verbs of deciding (general English): "who approves / hears / signs off on / makes the call".
 DECIDING = re.compile(r"\b(?:decid\w*|decision\w*|authorit\w*|approv\w*|hear\w*|grant\w*|review\w*|sign\w*|rul\w*|call|issu\w*|den\w+|vote\w*|"
