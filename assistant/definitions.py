@@ -96,5 +96,17 @@ def quoted(text: str) -> str:
     return " ".join(QUOTED.findall(re.sub(r"(?<=[A-Za-z])['’](?=[A-Za-z])", "", text)))
 
 
+# Words that ask for a meaning rather than say what about ("what does X mean in the code"): the
+# definition route's and the district route's questions both ask so.
+ASKING_WORDS = frozenset("mean means meaning defined define definition term word code what whats".split())
+
+
+def question_share(question: str, term: list[str]) -> float:
+    """Share of the question's own words that are the term's: "what is a woonerf?" is about the term;
+    "can we put speed bumps in the woonerf?" asks something else of it."""
+    own = {w for w in words_of(question) if w not in STOP and w not in ASKING_WORDS and len(w) > 2}
+    return len(own & set(term)) / len(own) if own else 1.0
+
+
 def _clip(text: str) -> str:
     return text if len(text) <= TUNED.definition_max_chars else text[: TUNED.definition_max_chars - 1].rsplit(" ", 1)[0] + "…"

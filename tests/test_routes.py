@@ -189,7 +189,7 @@ def test_a_route_of_another_type_gives_way_to_the_next(res):
 
 
 def test_a_definitions_share_of_the_question_tells_what_is_x_from_a_question_about_x():
-    from assistant.routes.definition import question_share
+    from assistant.definitions import question_share
 
     assert question_share("what is a woonerf?", ["woonerf"]) == 1.0
     assert question_share("what does 'monopole' mean in the code?", ["monopole"]) == 1.0

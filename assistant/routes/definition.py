@@ -46,25 +46,8 @@ def of_quantity(query: Query, res: Resources) -> list[Candidate]:
     return _given(query, res, definition)
 
 
-def in_section(query: Query, res: Resources, section) -> list[Candidate]:
-    """"does 'demolition' in 17.90.020 include ...": the term as that section defines it."""
-    if query.detected != "definition":
-        return []
-    defined = definitions.lookup([d for d in res.definitions if d.section.id == section.id], query.text)
-    if defined is None:
-        return []
-    found = compose.definition_answer(query, defined, res.corpus)
-    term = [w for w in words_of(defined.term) if w not in STOP]
-    return [Candidate(GIVES, replace(found, signals={"term_words": float(len(words_of(defined.term))), "term_quoted": 1.0,
-                                                     "question_share": question_share(query.text, term)}))]
-
-
 def _given(query: Query, res: Resources, definition) -> list[Candidate]:
     return [Candidate(GIVES, answer(query, res, definition))] if definition is not None else []
-
-
-# Words that ask for a meaning rather than say what about ("what does X mean in the code").
-ASKING_WORDS = frozenset("mean means meaning defined define definition term word code what whats".split())
 
 
 def answer(query: Query, res: Resources, definition) -> Answer:
@@ -72,11 +55,5 @@ def answer(query: Query, res: Resources, definition) -> Answer:
     term = [w for w in words_of(definition.term) if w not in STOP]
     quoted_ = definition.term.lower() in definitions.quoted(query.text).lower()
     return replace(found, signals={"term_words": float(len(term)), "term_quoted": float(quoted_),
-                                   "question_share": question_share(query.text, term)})
+                                   "question_share": definitions.question_share(query.text, term)})
 
-
-def question_share(question: str, term: list[str]) -> float:
-    """Share of the question's own words that are the term's: "what is a woonerf?" is about the term;
-    "can we put speed bumps in the woonerf?" asks something else of it."""
-    own = {w for w in words_of(question) if w not in STOP and w not in ASKING_WORDS and len(w) > 2}
-    return len(own & set(term)) / len(own) if own else 1.0

@@ -8,10 +8,10 @@ import re
 from dataclasses import replace
 
 from .. import compose
+from ..definitions import ASKING_WORDS
 from ..resources import STANDARDS_TOPICS, Resources, clip_sentences
 from ..permits import words_beside, words_of
 from ..types import Candidate, Query
-from .definition import ASKING_WORDS
 
 GIVES = "district_description"
 # What a question about a district itself asks (general English): what it is, means, is for, where.

@@ -7,11 +7,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from .. import compose
+from .. import compose, definitions
 from ..permits import STOP, words_of
 from ..resources import Resources, clip
 from ..types import Candidate, Query
-from . import definition
 
 # Words of a "which section covers ..." question that ask for a section rather than say about what.
 SECTION_CUE_WORDS = frozenset(words_of("which what where section sections chapter part code ordinance land use covers cover "
@@ -28,11 +27,26 @@ def candidates(query: Query, res: Resources) -> list[Candidate]:
     if section is None:
         return [Candidate("decline", compose.abstain(query, res.nearest(query), f"§ {query.sections[0]} is not in these "
                                                      "documents.", corpus=res.corpus))]
-    defined = definition.in_section(query, res, section)
+    defined = _defined_in(query, res, section)
     if defined:
         return defined
     found = compose.section_answer(query, section, res.corpus, subsection(section.text, query.subsection))
     return [Candidate("section_text", replace(found, signals={"section_found": 1.0}))]
+
+
+def _defined_in(query: Query, res: Resources, section) -> list[Candidate]:
+    """"does 'demolition' in 17.90.020 include ...": the term as that section defines it (a ``definition``
+    answer, with the signals the definition route's answers carry)."""
+    if query.detected != "definition":
+        return []
+    defined = definitions.lookup([d for d in res.definitions if d.section.id == section.id], query.text)
+    if defined is None:
+        return []
+    found = compose.definition_answer(query, defined, res.corpus)
+    term = [w for w in words_of(defined.term) if w not in STOP]
+    return [Candidate("definition", replace(found, signals={
+        "term_words": float(len(words_of(defined.term))), "term_quoted": 1.0,
+        "question_share": definitions.question_share(query.text, term)}))]
 
 
 def by_title(query: Query, res: Resources) -> list[Candidate]:
