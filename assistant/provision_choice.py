@@ -108,6 +108,18 @@ def outline(items: Sequence, provisions: Sequence, limit: int = 2 * TUNED.provis
     return lines
 
 
+def marker(label: str) -> str:
+    """An item's own outline marker ("(2)" of "17.44.040(B)(2)")."""
+    found = re.search(r"\([A-Za-z0-9]{1,4}\)(?:#\d+)?$", label)
+    return found.group(0) if found else label
+
+
+def outline_lines(items, provisions) -> list[str]:
+    """A list's items one a line, each followed by the items printed under it, indented (the provision
+    route's lists and the passage route's announced lists print alike)."""
+    return [f"{'  ' * depth}{marker(item.label)} {item.text}" for depth, item in outline(items, provisions)]
+
+
 def parent_of(provision, provisions: Sequence):
     label = provision.label
     if not label.endswith(")") or "(" not in label:

@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from assistant import provision_search
 from assistant import reader as reader_mod
-from assistant.routes import provision as provision_route
 
 from . import atomic, match
 from .gold import SETS, GoldItem, load_gold
@@ -56,7 +56,7 @@ def read_case(item: GoldItem, res) -> tuple[str, list, Case] | None:
     search finds no provision. The provisions are in the case's order (eval/cross_reader.py reads them)."""
     query = res.read(item.question)
     text = query.corrected or query.text
-    ranked, both = provision_route._searched(query, res)
+    ranked, both = provision_search.searched(query, res)
     rank = {section: i for i, section in enumerate(ranked)}
     provisions = [p for p in res.provisions() if p.section in rank]
     text_meaning = res.provision_meaning(text, provisions)

@@ -7,10 +7,10 @@ from dataclasses import replace
 
 from .. import compose
 from ..passages import split_sentences
-from ..provision_choice import list_of
+from ..provision_choice import list_of, outline_lines
+from ..provision_search import best_read
 from ..resources import Resources
 from ..types import Candidate, Query
-from . import provision
 
 GIVES = "passage"
 
@@ -70,7 +70,7 @@ def with_its_list(answer, res: Resources):
     lines = answer.answer.split("\n")
     announced = _last_sentence(lead.text)
     head = lines[0][: lines[0].index(announced) + len(announced)]  # what the quote adds after it is not the list
-    listed = provision.outline_lines(items[:res.settings.provision_max_items], here)
+    listed = outline_lines(items[:res.settings.provision_max_items], here)
     return replace(answer, answer="\n".join([head] + listed + lines[1:]),
                    signals={**answer.signals, "list_attached": 1.0})
 
@@ -91,7 +91,7 @@ def _checked_by_reader(query: Query, answer, res: Resources):
     quote two ways of reading agree on is right more often)."""
     if answer.abstained:
         return answer
-    best = provision.best_read(query, res)
+    best = best_read(query, res)
     if best is None:
         return answer
     agrees = best.text[:60] in answer.answer.split("\n", 1)[0]

@@ -7,10 +7,9 @@ it), lists a list's items one per line, and reads as the provision's heading pat
 
 from __future__ import annotations
 
-import re
-
 from .. import compose, reader
-from ..provision_choice import LIST_ASKS, Choice, choose, outline, wanted_kinds
+from ..provision_choice import LIST_ASKS, Choice, choose, outline_lines, wanted_kinds
+from ..provision_search import searched
 from ..resources import Resources
 from ..types import Answer, Candidate, Query
 
@@ -21,29 +20,7 @@ GIVEN_AS = {"percentage": "percent", "ratio": "count", "density": "count", "perm
 
 def candidates(query: Query, res: Resources) -> list[Candidate]:
     """The provision of the sections the search finds that holds what the question asks."""
-    return _chosen(query, res, *_searched(query, res))
-
-
-def _searched(query: Query, res: Resources) -> tuple[list[str], set[str]]:
-    """The first sections the search finds, and those both retrievers found."""
-    hits = res.hits(query.corrected or query.text, res.settings.route_hits_k)
-    ranked = list(dict.fromkeys(hit.section for hit in hits))[:res.settings.provision_sections]
-    return ranked, {h.section for h in hits if h.bm25_rank is not None and h.dense_rank is not None}
-
-
-def best_read(query: Query, res: Resources):
-    """The provision of the sections the search finds that the reader reads as the answer, whatever
-    the question asks (None without a reader): the passage route's quote is checked against it."""
-    if res.reader is None:
-        return None  # no reader fitted: nothing to search or measure for it
-    text = query.corrected or query.text
-    ranked, both = _searched(query, res)
-    rank = {section: i for i, section in enumerate(ranked)}
-    provisions = [p for p in res.provisions() if p.section in rank]
-    read = res.read_provisions(reader.Question(text, query.asked, rank, frozenset(both)), provisions)
-    if not read:
-        return None
-    return max(provisions, key=lambda p: (read[reader.key_of(p)], -rank[p.section], -p.order))
+    return _chosen(query, res, *searched(query, res))
 
 
 def in_named_section(query: Query, res: Resources) -> list[Candidate]:
@@ -78,17 +55,6 @@ def _chosen(query: Query, res: Resources, ranked: list[str], both: set[str]) -> 
     kind = chosen.values[0].kind if chosen.values else ""
     given = GIVEN_AS.get(kind, kind) if kind else "list"
     return [Candidate(given, Answer(**{**answer.__dict__, "signals": signals}))]
-
-
-def marker(label: str) -> str:
-    """An item's own outline marker ("(2)" of "17.44.040(B)(2)")."""
-    found = re.search(r"\([A-Za-z0-9]{1,4}\)(?:#\d+)?$", label)
-    return found.group(0) if found else label
-
-
-def outline_lines(items, provisions) -> list[str]:
-    """A list's items one a line, each followed by the items printed under it, indented."""
-    return [f"{'  ' * depth}{marker(item.label)} {item.text}" for depth, item in outline(items, provisions)]
 
 
 def provision_answer(query: Query, chosen: Choice, res: Resources, provisions) -> Answer:
