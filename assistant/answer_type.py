@@ -119,6 +119,11 @@ QUANTITY_TYPES = frozenset({*MEASURES, "duration", "money", "number"})
 GIVEN = QUANTITY_TYPES | {"permit_code", "body", "list", "text", "definition", "section", "section_text",
                           "district_description", "passage", "decline", "ordinance_fact", "change_list", "table"}
 
+# ingest/values.py kinds of a stated value as the answer types above (a provision's value, read by the
+# provision route and by the question bank's provision units alike)
+GIVEN_AS = {"percentage": "percent", "ratio": "count", "density": "count", "permit": "permit_code",
+            "speed": "number", "decibel": "number", "floor area ratio": "number"}
+
 
 def measure_in(values: str) -> str:
     """The kind of quantity a table value states ("35 ft" -> length, "1 per 300 sf" -> count, "1 year"

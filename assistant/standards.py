@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from . import answer_type
 from .choose import TUNED
 from .permits import STOP, words_of
 from .vocab import DATA
@@ -155,6 +156,14 @@ def _question_words(query, synonyms: dict) -> set[str]:
     words |= set(words_of(query.land_use))
     folded = set(words_of(" ".join(words)))
     return {word for word in folded if word not in STOP and len(word) > 1}
+
+
+TABLE_GIVES = {"6-1": "body", "2-1": "list"}  # tables whose cells are not measures
+
+
+def gives(table: str, values: str) -> str:
+    """The answer type a standards table's cells give (the standards route's and the bank's answers alike)."""
+    return TABLE_GIVES.get(table.removeprefix("Table ").strip()) or answer_type.measure_in(values)
 
 
 REVIEW_AUTHORITY = ("17.60.040", "6-1")

@@ -12,10 +12,9 @@ from dataclasses import replace
 from .. import answer_type
 from ..interpretation import interpretation_of
 from ..resources import Resources
+from ..standards import gives as standards_gives
 from ..types import Candidate, Query
 from ..unit_answers import compose_unit
-from .provision import GIVEN_AS
-from .standards import gives as standards_gives
 
 GIVES_BY_KIND = {"permit_row": "permit_code", "definition": "definition", "section": "section_text",
                  "district": "district_description", "ordinance_fact": "ordinance_fact"}
@@ -30,7 +29,7 @@ def given_type(unit, answer) -> str:
         return standards_gives(unit.key["table"], values)
     kind = answer.interpretation.get("value_kind", "")
     if kind:
-        return GIVEN_AS.get(kind, kind)
+        return answer_type.GIVEN_AS.get(kind, kind)
     return "list" if answer.interpretation.get("list_items") else "passage"
 
 

@@ -7,16 +7,11 @@ it), lists a list's items one per line, and reads as the provision's heading pat
 
 from __future__ import annotations
 
-from .. import compose, reader
+from .. import answer_type, compose, reader
 from ..provision_choice import LIST_ASKS, Choice, choose, outline_lines, wanted_kinds
 from ..provision_search import searched
 from ..resources import Resources
 from ..types import Answer, Candidate, Query
-
-# ingest/values.py kinds as the answer types the chooser knows (answer_type.GIVEN)
-GIVEN_AS = {"percentage": "percent", "ratio": "count", "density": "count", "permit": "permit_code",
-            "speed": "number", "decibel": "number", "floor area ratio": "number"}
-
 
 def candidates(query: Query, res: Resources) -> list[Candidate]:
     """The provision of the sections the search finds that holds what the question asks."""
@@ -53,7 +48,7 @@ def _chosen(query: Query, res: Resources, ranked: list[str], both: set[str]) -> 
     if read is not None:  # the reader chose: how sure it is, and whether no other candidate read better
         signals |= {"reader_probability": chosen.score, "reader_top": float(chosen.score >= max(read.values()) - 1e-9)}
     kind = chosen.values[0].kind if chosen.values else ""
-    given = GIVEN_AS.get(kind, kind) if kind else "list"
+    given = answer_type.GIVEN_AS.get(kind, kind) if kind else "list"
     return [Candidate(given, Answer(**{**answer.__dict__, "signals": signals}))]
 
 

@@ -13,12 +13,12 @@ from .. import answer_type, comparison, compose
 from ..permit_cells import ASKING_WORDS, district_words
 from ..permits import QUANTITY_WORDS, words_beside, words_of
 from ..resources import STANDARDS_TOPICS, Resources, readable
+from ..standards import gives
 from ..types import Candidate, Query
 
 # Verbs of deciding (general English): "who approves / hears / signs off on / makes the call".
 DECIDING = re.compile(r"\b(?:decid\w*|decision\w*|authorit\w*|approv\w*|hear\w*|grant\w*|review\w*|sign\w*|rul\w*|call|issu\w*|den\w+|vote\w*|"
                       r"make\w*|say|says|authoriz\w*|allow\w*|permit\w*|handle\w*|oversee\w*|in charge|final)\b")
-TABLE_GIVES = {"6-1": "body", "2-1": "list"}  # tables whose cells are not measures
 
 
 def deciding_reading(query: Query) -> Query:
@@ -29,11 +29,6 @@ def deciding_reading(query: Query) -> Query:
     deciding = DECIDING.search(query.normalized) is not None
     topics = tuple(t for t in query.topics if t != "who_decides" or deciding)
     return replace(query, topics=topics + (("who_decides",) if deciding and "who_decides" not in topics else ()))
-
-
-def gives(table: str, values: str) -> str:
-    """The answer type a standards table's cells give."""
-    return TABLE_GIVES.get(table.removeprefix("Table ").strip()) or answer_type.measure_in(values)
 
 
 def _values(lookup) -> str:
