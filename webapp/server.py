@@ -76,7 +76,7 @@ def launch(demo, host: str, port: int, concurrency: int, queue_size: int, block:
     from .guard import event_inputs, middleware
     from .ui import CSS, JS
 
-    from .sessions import start_sweeper
+    from .sessions import release_middleware, start_sweeper
 
     demo.queue(default_concurrency_limit=concurrency, max_size=queue_size, api_open=False)
     start_sweeper(demo, settings.value("session_idle_seconds"))
@@ -93,7 +93,8 @@ def launch(demo, host: str, port: int, concurrency: int, queue_size: int, block:
                        state_session_capacity=settings.value("session_capacity"),
                        app_kwargs={"middleware": middleware(allowed_hosts or _default_hosts(host),
                                                             max_body or settings.value("max_request_bytes"),
-                                                            inputs=lambda: event_inputs(demo))})
+                                                            inputs=lambda: event_inputs(demo))
+                                   + [release_middleware(demo)]})
 
 
 def _banner_head(banner: str) -> str:
