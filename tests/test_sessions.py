@@ -102,6 +102,31 @@ def test_a_session_with_an_event_still_pending_is_kept():
     assert call_event({"type": "http", "method": "GET", "path": "/gradio_api/queue/data"}) == ""
 
 
+def test_the_allocator_is_set_unless_the_operator_set_it():
+    import ctypes.util
+
+    from webapp.memory import tune_allocator
+
+    if not ctypes.util.find_library("c"):
+        pytest.skip("no C library to tune")
+    assert tune_allocator({}) in ({}, {"MALLOC_ARENA_MAX": 2, "MALLOC_MMAP_THRESHOLD_": 1 << 20})  # {}: not glibc
+    assert "MALLOC_ARENA_MAX" not in tune_allocator({"MALLOC_ARENA_MAX": "4"})
+
+
+def test_idle_sessions_are_dropped():
+    from webapp.sessions import drop_idle
+
+    class Holder:
+        def __init__(self):
+            now = datetime.datetime.now()
+            self.session_data = {"busy": 1, "idle": 2, "older": 3}
+            self.time_last_used = {"busy": now, "idle": now - datetime.timedelta(hours=2),
+                                   "older": now - datetime.timedelta(days=1)}
+
+    holder = Holder()
+    assert drop_idle(holder, 3600) == 2 and list(holder.session_data) == ["busy"] and list(holder.time_last_used) == ["busy"]
+
+
 def test_a_conversation_keeps_at_most_its_turns():
     from webapp.viewer import MAX_TURNS, Viewer
 

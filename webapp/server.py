@@ -147,6 +147,11 @@ def main(argv: list[str] | None = None) -> int:
     except settings.SettingError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
+    from .memory import tune_allocator
+
+    tuned = tune_allocator()  # before the worker threads that would each take an arena
+    if tuned:
+        log.debug("allocator: %s", ", ".join(f"{k}={v}" for k, v in tuned.items()))
     # gradio reads its own variables when it launches: hand it the resolved values (a flag wins; a
     # GRADIO_SERVER_PORT=abc overridden by --port must not reach gradio's int()).
     os.environ["GRADIO_SERVER_PORT"], os.environ["GRADIO_SERVER_NAME"] = str(args.port), args.host
