@@ -77,6 +77,47 @@ def test_an_api_call_without_a_session_leaves_nothing_once_its_result_is_fetched
     assert [set(queue.pending_messages_per_session), set(queue.pending_event_ids_session)] == kept[1:]
 
 
+def test_the_queues_leftovers_of_sessions_no_longer_kept_go(served):
+    """Calls whose results are never fetched, and pages' sessions past the capacity: gradio's queue kept a
+    message queue (holding the answer) for each for ever."""
+    import time
+
+    from webapp.sessions import drop_orphans
+
+    demo, url = served
+    for n in range(2 * CAPACITY):
+        body = json.dumps({"data": ["17.44.065" if n % 2 else "Can I open a bar in CE?"]}).encode()
+        request = urllib.request.Request(url + "gradio_api/call/ask", data=body, method="POST",
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as response:  # the result is never fetched
+            assert json.loads(response.read())["event_id"]
+    queue = demo._queue
+    deadline = time.monotonic() + 60
+    while queue.event_ids_to_events and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(queue.pending_messages_per_session) > len(demo.state_holder.session_data)  # what was kept for ever
+    assert drop_orphans(demo) >= CAPACITY
+    kept = set(demo.state_holder.session_data)
+    assert set(queue.pending_messages_per_session) <= kept and set(queue.pending_event_ids_session) <= kept
+
+
+def test_only_finished_sessions_no_longer_kept_lose_their_queue():
+    from webapp.sessions import drop_orphans
+
+    class Demo:
+        class state_holder:  # noqa: N801 - gradio's attribute names
+            session_data = {"kept": 1}
+
+        class _queue:  # noqa: N801
+            event_ids_to_events = {"e-running": object()}
+            pending_messages_per_session = {"kept": [], "running": [], "finished": [], "page": []}
+            pending_event_ids_session = {"kept": set(), "running": {"e-running"}, "finished": {"e-done"}}
+
+    assert drop_orphans(Demo) == 2
+    assert set(Demo._queue.pending_messages_per_session) == {"kept", "running"}
+    assert set(Demo._queue.pending_event_ids_session) == {"kept", "running"}
+
+
 def test_a_session_with_an_event_still_pending_is_kept():
     from webapp.sessions import call_event, release
 
