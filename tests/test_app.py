@@ -417,6 +417,10 @@ def test_browser_table_grid_cell_provenance_and_browse(server, browser):
     headers = [th.text for th in grid.find_elements(By.CSS_SELECTOR, "thead th")]
     assert headers[0] == "Land use" and "CE" in headers
     assert grid.find_element(By.CSS_SELECTOR, "thead th").value_of_css_property("position") == "sticky"
+    # every cell of Table 2-3 comes from the 2023 ordinance, a proposal: the grid's header says so (issue 45)
+    proposed = browser.find_element(By.CSS_SELECTOR, "#jump-view .grid-view .proposed-only")
+    assert proposed.is_displayed() and proposed.text.startswith("This table rests only on a proposed ordinance, not shown "
+                                                                "adopted: Telecommunications facilities ordinance (000,")
     bar = next(b for b in grid.find_elements(By.CSS_SELECTOR, "button.cell")
                if b.get_attribute("aria-label").startswith("Bar, tavern, CE: UP"))
     browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", bar)

@@ -456,6 +456,41 @@ def test_a_source_from_a_proposed_document_says_so_beside_it():
     assert "proposed" not in pages.answer_card(0, answer, label, lambda s: True, [])  # no statuses known: nothing said
 
 
+# A table every cell of which comes from the 2023 telecommunications ordinance (000, a proposal: Tables 2-2 and
+# 2-3) says so in its grid's header, in the words the lead of an answer resting on it adds (issue 45).
+PROPOSED_HEAD = f'<p class="section-note proposed-only"><strong>{PROPOSED_000.replace("This rests", "This table rests")}</strong></p>'
+
+
+@pytest.mark.parametrize("section,table,proposed", [("17.22.020", "2-2", True), ("17.22.020", "2-3", True),
+                                                    ("17.22.020", "2-2 cannabis", True), ("17.22.020", "2-4", False),
+                                                    ("17.60.040", "6-1", False), ("17.30.030", "3-2", False)])
+def test_a_grid_resting_only_on_a_proposed_ordinance_says_so_in_its_header(loaded, section, table, proposed):
+    from webapp.viewer import Viewer
+
+    viewer = Viewer(_engine(loaded, lambda progress: None))
+    grid = viewer.engine.grid(section, table)
+    # however the grid is opened: a cell's link or a decline's closest row, an answer's source, the jump box
+    answer = Answer(question="q", abstained=False, route="permit", answer="A.",
+                    citations=(Citation(section, "t", grid.documents[-1], "2023-12-06", "", f"Table {table}"),))
+    pages_shown = [viewer.grid_view(section, table)[0], viewer.citation_view(answer, 0)]
+    if " " not in table and section == viewer.engine.lookup(f"Table {table}").sections[0].id:
+        pages_shown.append(viewer.lookup_view(f"Table {table}")[0])
+    for page in pages_shown:
+        head = page.split('<p class="grid-legend">', 1)[0]
+        assert (PROPOSED_HEAD in head) is proposed, (table, head[-400:])
+        assert head.index("</h3>") < (head.index(PROPOSED_HEAD) if proposed else len(head))
+    assert page.count("proposed-only") == int(proposed)  # in the header only
+
+
+def test_a_table_asked_by_name_that_rests_on_a_proposal_says_so_under_its_lead(loaded):
+    from webapp.viewer import Viewer
+
+    viewer = Viewer(_engine(loaded, lambda progress: None))
+    lead, grid = viewer.table_asked("Table 2-3")
+    assert lead.startswith("Table 2-3 of § 17.22.020") and PROPOSED_HEAD in grid
+    assert PROPOSED_HEAD not in viewer.table_asked("Table 2-18")[1]
+
+
 def test_table_6_1_grid_shows_the_reviewers_readings_not_question_marks(loaded):
     engine = _engine(loaded, lambda progress: None)
     grid = engine.grid("17.60.040", "6-1")

@@ -653,13 +653,25 @@ def note(text: str) -> str:
 VALUE_WORDS = views.requirement_words
 
 
-def grid_view(grid, district_name, document_label, highlight_rows: tuple = (), highlight_columns: tuple = ()) -> str:
+def proposed_only_note(proposed: tuple) -> str:
+    """The grid's header line when every cell rests on proposed documents (``proposed``: each named as an
+    answer's lead names it, "Telecommunications facilities ordinance (000, effective ...)"); "" otherwise."""
+    if not proposed:
+        return ""
+    return (f'<p class="section-note proposed-only"><strong>This table rests only on a proposed ordinance, not shown '
+            f"adopted: {esc('; '.join(proposed))}.</strong></p>")
+
+
+def grid_view(grid, district_name, document_label, highlight_rows: tuple = (), highlight_columns: tuple = (),
+              proposed: tuple = ()) -> str:
     """A table as a grid: districts (or the printed headings) as columns, sticky header, footnote
-    markers, amended and doubtful cells marked; each cell a button opening its provenance."""
+    markers, amended and doubtful cells marked; each cell a button opening its provenance. ``proposed``:
+    the documents the grid rests on when each is only proposed (the header says so, as an answer's lead
+    does), else ()."""
     caption = f"Table {grid.table} — § {grid.section} {grid.title}".strip()
     permit = grid.kind == "permit"
     out = [f'<div class="grid-view" data-section="{esc(grid.section)}" data-table="{esc(grid.table)}">',
-           f'<h3 class="section-head">{esc(caption)}</h3>',
+           f'<h3 class="section-head">{esc(caption)}</h3>', proposed_only_note(proposed),
            f'<p class="section-meta">{esc(grid.summary(document_label))} · '
            + section_link(grid.section, f"Read § {grid.section} as text") + "</p>",
            '<p class="grid-legend">'

@@ -76,7 +76,7 @@ def launch(demo, host: str, port: int, concurrency: int, queue_size: int, block:
     from .guard import event_inputs, middleware
     from .ui import CSS, JS
 
-    from .sessions import start_sweeper
+    from .sessions import release_middleware, start_sweeper
 
     demo.queue(default_concurrency_limit=concurrency, max_size=queue_size, api_open=False)
     start_sweeper(demo, settings.value("session_idle_seconds"))
@@ -93,7 +93,8 @@ def launch(demo, host: str, port: int, concurrency: int, queue_size: int, block:
                        state_session_capacity=settings.value("session_capacity"),
                        app_kwargs={"middleware": middleware(allowed_hosts or _default_hosts(host),
                                                             max_body or settings.value("max_request_bytes"),
-                                                            inputs=lambda: event_inputs(demo))})
+                                                            inputs=lambda: event_inputs(demo))
+                                   + [release_middleware(demo)]})
 
 
 def _banner_head(banner: str) -> str:
@@ -146,6 +147,11 @@ def main(argv: list[str] | None = None) -> int:
     except settings.SettingError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
+    from .memory import tune_allocator
+
+    tuned = tune_allocator()  # before the worker threads that would each take an arena
+    if tuned:
+        log.debug("allocator: %s", ", ".join(f"{k}={v}" for k, v in tuned.items()))
     # gradio reads its own variables when it launches: hand it the resolved values (a flag wins; a
     # GRADIO_SERVER_PORT=abc overridden by --port must not reach gradio's int()).
     os.environ["GRADIO_SERVER_PORT"], os.environ["GRADIO_SERVER_NAME"] = str(args.port), args.host

@@ -80,6 +80,7 @@ CSS = """
 .turn a, .section-view a, .grid-view a, .toc a, .chapter-view a, .cell-info a, .permit-view a { color: #1d4ed8; text-decoration: underline; }
 a.not-in-corpus { color: #7c2d12 !important; text-decoration-style: dashed !important; }
 .turn .sources .proposed { color: #7c2d12; }
+.grid-view .proposed-only { color: #7c2d12; }
 button.follow, button.use { border: 1px solid #1d4ed8; color: #1d4ed8; background: #fff; border-radius: 16px; padding: 4px 10px;
   margin: 2px 4px 2px 0; cursor: pointer; font: inherit; font-size: 0.92em; }
 button.follow:hover, button.use:hover { background: #eff6ff; }

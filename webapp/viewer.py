@@ -87,7 +87,7 @@ class Viewer:
         grid = self.engine.grid(section_id, number)
         if grid is None:
             return None
-        view = pages.grid_view(grid, self.engine.district_name, self.document_label)
+        view = self._grid(grid)
         return pages.table_lead(grid), view.replace(' data-scroll-to="center"', "")
 
     def closest_view(self, answer, scroll: str = "center") -> str:
@@ -159,7 +159,7 @@ class Viewer:
         if grid is not None:
             rows = tuple(dict.fromkeys(c.get("row") for c in answer.lookups if c.get("table") == table and c.get("row")))
             columns = tuple(dict.fromkeys(c.get("column") for c in answer.lookups if c.get("table") == table))
-            view = pages.grid_view(grid, engine.district_name, self.document_label, rows, columns)
+            view = self._grid(grid, rows, columns)
             return _earlier_note(answer) + view.replace('data-scroll-to="center"', f'data-scroll-to="{scroll}"', 1)
         section = engine.section(citation.section, citation.document) or engine.section(citation.section)
         if section is None:
@@ -228,7 +228,7 @@ class Viewer:
         section_id, table, _ = choices[0] if len(choices) == 1 else next(
             (g for g in choices if g[0] == found.sections[0].id), choices[0])
         grid = self.engine.grid(section_id, table)
-        view = pages.grid_view(grid, self.engine.district_name, self.document_label)
+        view = self._grid(grid)
         if len(choices) > 1:
             others = "; ".join(pages.link(f"Table {t} in § {s} {title}", pages.grid_url(s, t),
                                           {"do": "grid", "section": s, "table": t})
@@ -250,8 +250,24 @@ class Viewer:
         grid = self.engine.grid(section_id, table)
         if grid is None:
             return None, ""
-        view = pages.grid_view(grid, self.engine.district_name, self.document_label, (row,) if row else ())
+        view = self._grid(grid, (row,) if row else ())
         return view, views.citation_string(grid.section, grid.table, self.grid_sources(grid))
+
+    def _grid(self, grid, rows: tuple = (), columns: tuple = ()) -> str:
+        return pages.grid_view(grid, self.engine.district_name, self.document_label, rows, columns,
+                               proposed=self.proposed_only(grid.documents))
+
+    def proposed_only(self, documents) -> tuple:
+        """The documents named as an answer's lead names them ("Telecommunications facilities ordinance (000,
+        effective 2023-12-06 at the earliest)") when every one is proposed (the rule of
+        ``assistant.service.proposed_lead``); () when any is not, or none is given."""
+        from ingest.asof import effective_words, is_proposed
+
+        known = getattr(getattr(self.engine, "corpus", None), "documents", None) or {}
+        found = [known.get(d) for d in documents]
+        if not found or any(d is None or not is_proposed(d) for d in found):
+            return ()
+        return tuple(f"{d.short_title or d.title} ({d.id}, {effective_words(d)})" for d in found)
 
     def jump(self, text: str):
         """The jump box's view; its shareable URL goes to the address bar (``data-set-url``)."""
