@@ -97,7 +97,8 @@ SETTINGS: tuple[Setting, ...] = (
             "trained here (`assistant/data/verifier/`, a cross-encoder in ONNX) before the ranker's operating point "
             "decides; `0`: the candidates' signals alone decide, at their own operating point"),
     Setting("encoder", "COTATI_ENCODER", True, bool, "match questions with the question bank by the question "
-            "encoder trained here (`assistant/data/encoder/`, in ONNX); `0`: by the index's model"),
+            "encoder trained here when `assistant/data/encoder/` holds one (none is shipped: see \"The question "
+            "encoder\"); `0`: by the index's model"),
     Setting("reader", "COTATI_READER", True, bool, "rank running-text provisions with the reader fitted on dev "
             "(`assistant/data/reader.json`, when `python -m assistant train-reader` wrote one); `0` turns it off"),
     # Read by index/dense.py (the encoder), documented here:

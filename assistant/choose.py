@@ -84,6 +84,14 @@ class Settings:
     encoder_scale: float = 20.0  # cosine similarities times this in the in-batch softmax
     encoder_max_length: int = 48  # word pieces of a question (98% of bank questions are shorter)
     encoder_seed: int = 17
+    # Whether the ranker's first stage also learns from the bank questions the encoder was trained on (their
+    # bank signals are surer than a new question's would be). With them, at the 2% point: dev cross-validated
+    # 0.576, the holdout 125 right; without them (b4's 6,288 questions and dev) 0.591 and 129.
+    ranker_bank_seen_by_encoder: bool = False
+    # Whether the verifier's second stage decides. With the bank matched by the index's model it pays (dev
+    # cross-validated at 2% wrong 0.543 against the first stage's 0.534; the holdout 142 right against 134);
+    # with the question encoder it did not (0.572 against 0.591; 121 against 129).
+    verifier_decides: bool = True
     # -- the routes' and the decline's tuned numbers (issue 44: one record; each moved here unchanged) --
     # Search depths: the hits the passage, provision and section routes read; the decline's nearest sections.
     route_hits_k: int = 8
@@ -157,7 +165,8 @@ class Settings:
 
     def verifier_digest(self) -> str:
         """The hash of what shapes the trained verifier (its manifest records it; the operating point does not)."""
-        shaping = {k: v for k, v in asdict(self).items() if k.startswith("verifier_") and k != "verifier_top"}
+        shaping = {k: v for k, v in asdict(self).items()
+                   if k.startswith("verifier_") and k not in ("verifier_top", "verifier_decides")}
         return hashlib.sha256(json.dumps(shaping, sort_keys=True).encode()).hexdigest()[:16]
 
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import random
 import re
 import shutil
@@ -34,6 +33,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .train_loop import Loop
+from .train_loop import say as _say
 from .verifier_train import base_model_dir
 
 
@@ -112,10 +113,6 @@ def data_hash(items: list[Item]) -> str:
     return digest.hexdigest()[:16]
 
 
-def _say(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
-
-
 def embed(model, tokenizer, texts: list[str], max_length: int, batch: int = 64):
     """Mean-pooled, normalised vectors (as sentence-transformers computes them)."""
     import torch
@@ -176,32 +173,14 @@ def train(items: list[Item], settings, work: Path, max_minutes: float, checkpoin
     base = base_model_dir()
     tokenizer = AutoTokenizer.from_pretrained(str(base))
     model = AutoModel.from_pretrained(str(base))
-    per_epoch = [epoch_batches(items, settings.encoder_batch, settings.encoder_seed + e)
-                 for e in range(settings.encoder_epochs)]
-    total = sum(len(b) for b in per_epoch)
-    flat = [b for epoch in per_epoch for b in epoch]
-    optimizer = torch.optim.AdamW(model.parameters(), lr=settings.encoder_lr, weight_decay=0.01)
-    warm = max(1, int(total * settings.encoder_warmup))
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min((s + 1) / warm, max(0.0, (total - s) / max(1, total - warm))))
-    step = 0
-    checkpoint = work / "checkpoint.pt"
-    key = {"settings": settings.encoder_digest(), "data": data_hash(items)}
-    if checkpoint.is_file():
-        state = torch.load(checkpoint, weights_only=False)
-        if state.get("key") == key:
-            model.load_state_dict(state["model"])
-            optimizer.load_state_dict(state["optimizer"])
-            schedule.load_state_dict(state["schedule"])
-            step = state["step"]
-            torch.set_rng_state(state["rng"])
-            _say(f"resumed at step {step}/{total}")
-        else:
-            _say(f"{checkpoint}: from other settings or data; starting over")
+    flat = [b for e in range(settings.encoder_epochs)
+            for b in epoch_batches(items, settings.encoder_batch, settings.encoder_seed + e)]
+    loop = Loop(model, settings.encoder_lr, len(flat), settings.encoder_warmup, work / "checkpoint.pt",
+                {"settings": settings.encoder_digest(), "data": data_hash(items)}, every=10)
+    loop.resume()
     cross = torch.nn.CrossEntropyLoss()
-    model.train()
-    started, last_save, running, first_step = time.perf_counter(), time.perf_counter(), [], step
-    while step < total:
+
+    def loss_of(step: int):
         batch = flat[step]
         texts = [a.question for a, _ in batch] + [p.question for _, p in batch]
         vectors = pooled(model, tokenizer(texts, truncation=True, max_length=settings.encoder_max_length,
@@ -209,37 +188,10 @@ def train(items: list[Item], settings, work: Path, max_minutes: float, checkpoin
         anchors, positives = vectors[:len(batch)], vectors[len(batch):]
         scores = settings.encoder_scale * anchors @ positives.T
         target = torch.arange(len(batch))
-        loss = (cross(scores, target) + cross(scores.T, target)) / 2
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        schedule.step()
-        optimizer.zero_grad()
-        step += 1
-        running = (running + [float(loss.detach())])[-50:]
-        now = time.perf_counter()
-        if step % 10 == 0 or step == total:
-            rate = (now - started) / max(1, step - first_step)
-            _say(f"step {step}/{total} loss {sum(running) / len(running):.4f} "
-                 f"({rate:.2f} s/step, about {(total - step) * rate / 60:.1f} min left)")
-        if now - last_save > checkpoint_minutes * 60 or step == total:
-            _save(checkpoint, model, optimizer, schedule, step, key)
-            last_save = now
-        if max_minutes and now - started > max_minutes * 60 and step < total:
-            _save(checkpoint, model, optimizer, schedule, step, key)
-            _say(f"stopped after {max_minutes} min at step {step}/{total}; run again to resume")
-            return None, tokenizer
-    model.eval()
-    return model, tokenizer
+        return (cross(scores, target) + cross(scores.T, target)) / 2
 
-
-def _save(path: Path, model, optimizer, schedule, step: int, key: dict) -> None:
-    import torch
-
-    partial = path.with_suffix(".partial")
-    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "schedule": schedule.state_dict(),
-                "step": step, "rng": torch.get_rng_state(), "key": key}, partial)
-    os.replace(partial, path)
+    finished = loop.run(loss_of, max_minutes, checkpoint_minutes)
+    return (model if finished else None), tokenizer
 
 
 class _Pooled:

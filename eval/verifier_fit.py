@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     # Bank questions the encoder was trained on sit nearer their units' other questions than a new
     # question would: the first stage learns the bank's signals from the others only.
-    seen = set(settings.encoder_batches) if encoder else set()
+    seen = set(settings.encoder_batches) if encoder and not settings.ranker_bank_seen_by_encoder else set()
     bank_rows = [r for r in bank_rows if batch_of(r) not in seen]
     spare = [r for r in spare if batch_of(r) not in seen]
     dev, holdout, bank = judged_of(dev_rows), judged_of(holdout_rows), judged_of(bank_rows)
@@ -206,9 +206,10 @@ def main(argv: list[str] | None = None) -> int:
                                    "bands": one_band_figures,
                                    "verifier_stage": {k: report["with_verifier"][k]
                                                       for k in ("dev_cross_validated", "holdout", "bands")}},
-                        head=replace(head, threshold=two_point, bands=bands))
+                        head=replace(head, threshold=two_point, bands=bands) if settings.verifier_decides else None)
         choose.RANKER.write_text(json.dumps(final.to_json(), indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {choose.RANKER} (signals-only point {one_point}, with the verifier {two_point})", file=sys.stderr)
+        decides = f"with the verifier {two_point}" if settings.verifier_decides else "the verifier's stage not kept"
+        print(f"wrote {choose.RANKER} (signals-only point {one_point}; {decides})", file=sys.stderr)
     return 0
 
 

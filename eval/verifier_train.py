@@ -23,13 +23,14 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import random
 import shutil
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from .train_loop import say as _say
 
 
 @dataclass(frozen=True)
@@ -103,13 +104,11 @@ def _auc(scores: list[float], labels: list[float]) -> float:
         len(positives) * len(negatives))
 
 
-def _say(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
-
-
 def train(pairs: list[Pair], settings, work: Path, max_minutes: float, checkpoint_minutes: float):
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from .train_loop import Loop
 
     torch.manual_seed(settings.verifier_seed)
     random.seed(settings.verifier_seed)
@@ -122,70 +121,22 @@ def train(pairs: list[Pair], settings, work: Path, max_minutes: float, checkpoin
             parameter.requires_grad = False
     order = list(range(len(pairs)))
     steps_per_epoch = (len(order) + settings.verifier_batch - 1) // settings.verifier_batch
-    total = steps_per_epoch * settings.verifier_epochs
-    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=settings.verifier_lr,
-                                  weight_decay=0.01)
-    warm = max(1, int(total * settings.verifier_warmup))
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min((s + 1) / warm, max(0.0, (total - s) / max(1, total - warm))))
-    step = 0
-    checkpoint = work / "checkpoint.pt"
-    key = {"settings": settings.verifier_digest(), "data": data_hash(pairs)}
-    if checkpoint.is_file():
-        state = torch.load(checkpoint, weights_only=False)
-        if state.get("key") == key:
-            model.load_state_dict(state["model"])
-            optimizer.load_state_dict(state["optimizer"])
-            schedule.load_state_dict(state["schedule"])
-            step = state["step"]
-            torch.set_rng_state(state["rng"])
-            _say(f"resumed at step {step}/{total}")
-        else:
-            _say(f"{checkpoint}: from other settings or data; starting over")
+    loop = Loop(model, settings.verifier_lr, steps_per_epoch * settings.verifier_epochs, settings.verifier_warmup,
+                work / "checkpoint.pt", {"settings": settings.verifier_digest(), "data": data_hash(pairs)})
+    loop.resume()
     loss_fn = torch.nn.BCEWithLogitsLoss()
-    model.train()
-    started, last_save, running = time.perf_counter(), time.perf_counter(), []
-    first_step = step
-    while step < total:
+
+    def loss_of(step: int):
         epoch, within = divmod(step, steps_per_epoch)
         shuffled = order[:]
         random.Random(settings.verifier_seed + epoch).shuffle(shuffled)
         batch = [pairs[i] for i in shuffled[within * settings.verifier_batch:(within + 1) * settings.verifier_batch]]
         encoded = tokenizer([p.question for p in batch], [p.statement for p in batch], truncation="longest_first",
                             max_length=settings.verifier_max_length, padding=True, return_tensors="pt")
-        labels = torch.tensor([p.label for p in batch])
-        logits = model(**encoded).logits.reshape(-1)
-        loss = loss_fn(logits, labels)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        schedule.step()
-        optimizer.zero_grad()
-        step += 1
-        running = (running + [float(loss.detach())])[-50:]
-        now = time.perf_counter()
-        if step % 20 == 0 or step == total:
-            rate = (now - started) / max(1, step - first_step)
-            _say(f"step {step}/{total} loss {sum(running) / len(running):.4f} "
-                 f"({rate:.2f} s/step, about {(total - step) * rate / 60:.1f} min left)")
-        if now - last_save > checkpoint_minutes * 60 or step == total:
-            _save(checkpoint, model, optimizer, schedule, step, key)
-            last_save = now
-        if max_minutes and now - started > max_minutes * 60 and step < total:
-            _save(checkpoint, model, optimizer, schedule, step, key)
-            _say(f"stopped after {max_minutes} min at step {step}/{total}; run again to resume")
-            return None, tokenizer
-    model.eval()
-    return model, tokenizer
+        return loss_fn(model(**encoded).logits.reshape(-1), torch.tensor([p.label for p in batch]))
 
-
-def _save(path: Path, model, optimizer, schedule, step: int, key: dict) -> None:
-    import torch
-
-    partial = path.with_suffix(".partial")
-    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "schedule": schedule.state_dict(),
-                "step": step, "rng": torch.get_rng_state(), "key": key}, partial)
-    os.replace(partial, path)
+    finished = loop.run(loss_of, max_minutes, checkpoint_minutes)
+    return (model if finished else None), tokenizer
 
 
 def float_scores(model, tokenizer, pairs: list[Pair], max_length: int) -> list[float]:
