@@ -23,6 +23,12 @@ _YEAR = r"(20[0-4]\d)"
 # "in March 2026", "as of june 2026": the month's first day.
 YEAR = re.compile(rf"\b(?:back\s+in|in|during|as\s+of|throughout|by)\s+(?:(?:early|late|mid|spring|summer|fall|autumn|"
                   rf"winter)[-\s]+(?:of\s+)?)?(?:(?P<month>{'|'.join(MONTHS)})\s+(?:of\s+)?)?{_YEAR}\b(?![-/])", re.I)
+# A year before 2000 read as a time only where nothing else can be meant: at the question's end ("Could I
+# open a bar in CE in 1990?") or after "as of" / "back in" ("since 1962" and "my dad started it in 1981" are
+# the asker's story, not a time). No loaded document is that old, so the answer says so rather than give
+# today's law for it.
+OLD_YEAR = re.compile(r"\b(?:(?:back\s+)?in|during|as\s+of)\s+(1[6-9]\d\d)(?=\s*[?.!]*\s*$)|\b(?:back\s+in|as\s+of)\s+(1[6-9]\d\d)\b",
+                      re.I)
 ISO = re.compile(r"\b(?:(?P<rel>before|prior\s+to|as\s+of|on|until)\s+)?(?P<date>20[0-4]\d-\d{2}-\d{2})\b", re.I)
 WRITTEN = re.compile(rf"\b(?:(?P<rel>before|prior\s+to|as\s+of|on|until)\s+)?(?P<month>{'|'.join(MONTHS)})\s+"
                      rf"(?P<day>\d{{1,2}}),?\s+{_YEAR}\b", re.I)
@@ -139,7 +145,8 @@ def _year_then(text: str, documents: Sequence) -> TimePoint | None:
 def _year(text: str, documents: Sequence) -> TimePoint | None:
     match = YEAR.search(text)
     if not match:
-        return None
+        old = OLD_YEAR.search(text)
+        return _point(text, old, f"{old.group(1) or old.group(2)}-01-01") if old else None
     month = MONTHS.index(match.group("month").lower()) + 1 if match.group("month") else 1
     return _point(text, match, f"{match.group(2)}-{month:02d}-01")
 

@@ -36,6 +36,8 @@ DOCUMENTS = [
      "an office in the Historic Core - what permit?"),
     ("as the 2023 telecom ordinance had it, was a gym allowed in CD?", "2023-11-06", "was a gym allowed in CD?"),
     ("before the telecom ordinance could I put a tower in CE?", "2023-11-05", "could I put a tower in CE?"),
+    ("Could I open a bar in CE in 1990?", "1990-01-01", "Could I open a bar in CE?"),  # before every document
+    ("as of 1985 was a bar allowed in CE", "1985-01-01", "was a bar allowed in CE"),
 ])
 def test_the_point_in_time_and_the_question_without_it(question, day, rest):
     found = asked_time(question, DOCUMENTS)
@@ -48,6 +50,8 @@ def test_the_point_in_time_and_the_question_without_it(question, day, rest):
     "since Ord. 939, can I open a gym in LP?",  # from then on is today's law
     "what did Ord. 939 change?",
     "is the codified chapter ordinance in force?",  # a codified chapter is not named as an ordinance
+    "my dad started the firm in 1981 and we want to open a bar in CE; is that allowed?",  # the asker's story
+    "I've lived here since 1990. Can my neighbor run leaf blowers at 7:15 am?",
 ])
 def test_no_point_in_time(question):
     assert asked_time(question, DOCUMENTS) is None
