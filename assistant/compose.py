@@ -386,10 +386,11 @@ def _standard_value(cell) -> str:
     return cell.value
 
 
-def table_answer(query: Query, table, cells, corpus, parts=()) -> Answer:
+def table_answer(query: Query, table, cells, corpus, parts=(), elsewhere=()) -> Answer:
     """A table asked for by number (routes/table.py's data): which table it is (number, title, the
     section printing it), its columns and rows, the documents that printed it, cited; ``parts``: the
-    parts printed under the same number, named (each answers when asked by its own words)."""
+    parts printed under the same number, named (each answers when asked by its own words);
+    ``elsewhere``: the tables another section prints under the same number, named with their section."""
     section = f"§ {table.section} {corpus.title_of(table.section, table.prints[-1][0])}".strip()
     lines = [f"Table {table.number}{' ' + table.title if table.title else ''} ({section})."]
     rows = list(dict.fromkeys((e.cell.category, e.cell.row) for e in cells))
@@ -403,6 +404,8 @@ def table_answer(query: Query, table, cells, corpus, parts=()) -> Answer:
                       if (e.cell.category, e.cell.row) == (category, row)]
             lines.append(f"{category + ' - ' if category else ''}{row}: {'; '.join(values)}")
     lines.extend(f"Also printed as Table {p.number}: {p.title or p.key} (ask for \"Table {p.key}\")." for p in parts)
+    # named only: asked by its own words it is a candidate, but the ranker has no such questions to learn from yet
+    lines.extend(f"Another Table {t.number} is printed in § {t.section}: {t.title or t.key}." for t in elsewhere)
     printed = [f"{corpus.document_label(doc)} ({date})" for doc, date in table.prints]
     lines.append("Printed in: " + "; ".join(printed) + ".")
     newest = max(cells, key=lambda e: (e.cell.date, e.cell.document)).cell if cells else None

@@ -68,6 +68,9 @@ def test_the_two_tables_2_4_are_told_apart(res):
     assert set(found) == {"17.22.020", "17.24.020"}
     assert "Permit Requirements" in found["17.22.020"].answer.first_line
     assert "Parcel Size and Density Standards" in found["17.24.020"].answer.first_line
+    # whichever answers names the other, by its section
+    assert "Another Table 2-4 is printed in § 17.24.020: Parcel Size and Density Standards." in found["17.22.020"].answer.answer
+    assert "Another Table 2-4 is printed in § 17.22.020: Allowed Land Uses" in found["17.24.020"].answer.answer
     assert all(cell["kind"] == "permit" for cell in found["17.22.020"].answer.lookups)
     assert all(cell["kind"] == "standard" for cell in found["17.24.020"].answer.lookups)
     # the question's own words pick one out: a signal for the ranker, not a decision here

@@ -113,6 +113,8 @@ def candidates(query: Query, res: Resources) -> list[Candidate]:
             "cells_found": float(bool(cells)),
         }
         its_parts = [p for p in parts if p.section == table.section and not _part_words(table) and p not in shown]
-        answer = compose.table_answer(query, table, cells, res.corpus, its_parts)
+        # "Table 2-4" is printed by 17.22.020 and by 17.24.020: whichever answers names the other
+        elsewhere = [t for t in shown if t.section != table.section and t.number == table.number]
+        answer = compose.table_answer(query, table, cells, res.corpus, its_parts, elsewhere)
         found.append(Candidate("table", replace(answer, signals={k: round(v, 4) for k, v in signals.items()})))
     return found
