@@ -239,9 +239,9 @@ class Resources:
 
     @property
     def question_encoder(self):
-        """The shipped question encoder the bank is matched with, when ``COTATI_ENCODER`` is on and the
-        index embeds with the model it was trained from; None otherwise (the bank uses the index's
-        model, as the ranker's signals-only figures were once fitted)."""
+        """The shipped question encoder the bank is matched with, when one is shipped, ``COTATI_ENCODER``
+        is on and the index embeds with the model it was trained from; None otherwise (the bank then
+        uses the index's model)."""
         if self._question_encoder is None:
             import settings as settings_mod
 

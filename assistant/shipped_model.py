@@ -22,8 +22,9 @@ def checked_manifest(folder: Path, names: tuple[str, ...], command: str, error: 
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         int(manifest["max_length"])
         files = manifest["files"]
-        files.get
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as cause:
+        if not isinstance(files, dict):
+            raise TypeError("'files' is not an object")
+    except (OSError, ValueError, KeyError, TypeError) as cause:
         raise error(f"{manifest_path}: not a model manifest ({cause}); refit with `{command}`") from cause
     for name in names:
         path = folder / name
