@@ -87,7 +87,7 @@ def candidates(query: Query, res: Resources) -> list[Candidate]:
     needs the search while it is unavailable (the index is being built) proposes nothing."""
     found: list[Candidate] = []
     deciding = standards.deciding_reading(query)
-    settings = res.ranker.settings if res.ranker is not None else choose.Settings()
+    settings = res.settings  # the ranker's recorded numbers, else the record's own (built once)
     proposers = [(route, query) for route in ROUTES] + [(route, deciding) for route in ROUTES_DECIDING]
     proposers += [(route, query) for route in ROUTES_RANKED]
     proposers.append((lambda q, r: bank_route.candidates(q, r, settings.bank_k, settings.bank_units), query))
@@ -125,7 +125,7 @@ def scored(query: Query, res: Resources) -> tuple[list[tuple[dict, Candidate]], 
     missing = absent.said(query, res)
     if missing is not None:
         return [], [Candidate("decline", missing)]
-    settings = res.ranker.settings if res.ranker is not None else choose.Settings()
+    settings = res.settings  # the ranker's recorded numbers, else the record's own (built once)
     asked = query.asked
     found = candidates(query, res)
     answers = [c for c in found if not c.answer.abstained and choose.admissible(c, asked, query.ranks)]

@@ -14,16 +14,13 @@ import pytest
 from assistant import choose
 from assistant import encoder as encoder_mod
 from eval import encoder_train
+from tests import tiny_onnx
 
 
 # -- a tiny fixture graph: vector = normalise([word pieces, 4]) --
 def _tiny_encoder(folder: Path, max_length: int = 8) -> None:
-    import onnx
     from onnx import TensorProto, helper
 
-    inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, ["b", "t"])
-              for n in ("input_ids", "attention_mask", "token_type_ids")]
-    output = helper.make_tensor_value_info("vector", TensorProto.FLOAT, ["b", 2])
     nodes = [helper.make_node("Cast", ["attention_mask"], ["mask"], to=TensorProto.FLOAT),
              helper.make_node("ReduceSum", ["mask", "axes"], ["count"], keepdims=1),
              helper.make_node("Mul", ["count", "zero"], ["zeros"]),
@@ -33,14 +30,7 @@ def _tiny_encoder(folder: Path, max_length: int = 8) -> None:
     initial = [helper.make_tensor("axes", TensorProto.INT64, [1], [1]),
                helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0]),
                helper.make_tensor("four", TensorProto.FLOAT, [], [4.0])]
-    model = helper.make_model(helper.make_graph(nodes, "tiny", inputs, [output], initial),
-                              opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    folder.mkdir(parents=True, exist_ok=True)
-    onnx.save(model, str(folder / encoder_mod.MODEL_FILE))
-    from eval.verifier_train import base_model_dir
-
-    (folder / encoder_mod.TOKENIZER_FILE).write_bytes((base_model_dir() / "tokenizer.json").read_bytes())
+    tiny_onnx.save(folder, encoder_mod.MODEL_FILE, encoder_mod.TOKENIZER_FILE, nodes, initial, "vector", ["b", 2])
     _vouch(folder, max_length)
 
 

@@ -8,20 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from assistant import answer_type, choose, chooser, confidence
+from assistant import choose, chooser, confidence
 from assistant.routes import citation
-
-
-@pytest.fixture(scope="module")
-def res():
-    from tests.test_assistant import hermetic_assistant
-
-    return hermetic_assistant().resources
+from tests.route_proposals import proposed, res  # noqa: F401  (res: the module's fixture)
 
 
 def _proposed(res, question):
-    found = citation.candidates(res.read(question), res)
-    assert all(c.answer_type in answer_type.GIVEN and c.answer.route == "citation" for c in found)
+    found = proposed(citation, res, question)
     assert all(set(c.answer.signals) <= set(confidence.FEATURES["citation"]) for c in found)
     return found
 

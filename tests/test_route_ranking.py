@@ -10,18 +10,11 @@ import pytest
 
 from assistant import answer_type, choose, chooser, confidence
 from assistant.routes import ranking
-
-
-@pytest.fixture(scope="module")
-def res():
-    from tests.test_assistant import hermetic_assistant
-
-    return hermetic_assistant().resources
+from tests.route_proposals import proposed, res  # noqa: F401  (res: the module's fixture)
 
 
 def _proposed(res, question):
-    found = ranking.candidates(res.read(question), res)
-    assert all(c.answer_type in answer_type.GIVEN and c.answer.route == "ranking" for c in found)
+    found = proposed(ranking, res, question)
     assert all(set(c.answer.signals) == set(confidence.FEATURES["ranking"]) for c in found)
     return found
 

@@ -8,21 +8,14 @@ from __future__ import annotations
 
 import pytest
 
-from assistant import answer_type, choose, chooser, confidence
+from assistant import choose, chooser, confidence
 from assistant.routes import table
+from tests.route_proposals import proposed, res  # noqa: F401  (res: the module's fixture)
 from assistant.types import Query
 
 
-@pytest.fixture(scope="module")
-def res():
-    from tests.test_assistant import hermetic_assistant
-
-    return hermetic_assistant().resources
-
-
 def _proposed(res, question):
-    found = table.candidates(res.read(question), res)
-    assert all(c.answer_type in answer_type.GIVEN and c.answer.route == "table" for c in found)
+    found = proposed(table, res, question)
     return found
 
 

@@ -14,6 +14,7 @@ import pytest
 from assistant import choose
 from assistant import verifier as verifier_mod
 from assistant.types import Answer, Candidate, Citation
+from tests import tiny_onnx
 
 
 def _answer(lead: str, route: str = "permit", cells=(), quote: str = "Bar, tavern UP UP UP") -> Answer:
@@ -88,12 +89,8 @@ def test_a_ranker_file_with_a_second_stage_loads_it(tmp_path):
 
 # -- an ONNX model run as the shipped one is: a tiny fixture graph (logit = 0.1 * word pieces - 1) --
 def _tiny_model(folder: Path, max_length: int = 16) -> None:
-    import onnx
     from onnx import TensorProto, helper
 
-    inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, ["b", "t"])
-              for n in ("input_ids", "attention_mask", "token_type_ids")]
-    output = helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["b", 1])
     nodes = [helper.make_node("Cast", ["attention_mask"], ["mask"], to=TensorProto.FLOAT),
              helper.make_node("ReduceSum", ["mask", "axes"], ["count"], keepdims=1),
              helper.make_node("Mul", ["count", "tenth"], ["scaled"]),
@@ -101,14 +98,7 @@ def _tiny_model(folder: Path, max_length: int = 16) -> None:
     initial = [helper.make_tensor("axes", TensorProto.INT64, [1], [1]),
                helper.make_tensor("tenth", TensorProto.FLOAT, [], [0.1]),
                helper.make_tensor("one", TensorProto.FLOAT, [], [1.0])]
-    graph = helper.make_graph(nodes, "tiny", inputs, [output], initial)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    folder.mkdir(parents=True, exist_ok=True)
-    onnx.save(model, str(folder / verifier_mod.MODEL_FILE))
-    from eval.verifier_train import base_model_dir
-
-    (folder / verifier_mod.TOKENIZER_FILE).write_bytes((base_model_dir() / "tokenizer.json").read_bytes())
+    tiny_onnx.save(folder, verifier_mod.MODEL_FILE, verifier_mod.TOKENIZER_FILE, nodes, initial, "logits", ["b", 1])
     files = {n: verifier_mod.sha256_file(folder / n) for n in (verifier_mod.MODEL_FILE, verifier_mod.TOKENIZER_FILE)}
     (folder / verifier_mod.MANIFEST_FILE).write_text(json.dumps({"max_length": max_length, "files": files}))
 
