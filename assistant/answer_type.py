@@ -19,13 +19,14 @@ _CUES = (
     ("duration", re.compile(r"\bhow (?:long|soon|late|early|many (?:days|months|years|weeks|hours|hrs|yrs|wks|mins|minutes))\b|\bexpir\w*|\bdeadline\b"
                             r"|\btime limit\b|\bwhat (?:hours|time|period)\b|\bwithin what\b"
                             r"|\bwithin how\b|\bwhen (?:does|do|will|must|is)\b.*\b(?:expire|lapse|end|due|decide)", re.I)),
-    ("who", re.compile(r"\bwho\b|\bwhich (?:body|official|board|commission|department)\b|\bwhat body\b", re.I)),
+    # "Who counts as a service provider?" asks what a term means, not who decides (general English).
+    ("who", re.compile(r"\bwho\b(?! (?:counts|qualifies) as\b)|\bwhich (?:body|official|board|commission|department)\b|\bwhat body\b", re.I)),
     ("number", re.compile(r"\bhow (?:many|much|far|close|tall|high|wide|big|deep|large|small|low|long)\b|\b(?:minimum|maximum|max|min)\b"
                           r"|\b(?:limit|size|height|width|depth|distance|percent(?:age)?|ratio|number of|square f(?:ee|oo)t)\b"
                           # a comparison of measures (general English): "taller in PF than in CG", "higher than 6 feet"
                           r"|\b(?:taller|shorter|wider|narrower|bigger|larger|smaller|deeper)\b|\b(?:higher|lower|longer) than\b", re.I)),
     ("definition", re.compile(r"\bwhat (?:is|are|does|do) (?:an? |the )?['\"“]?[\w -]+['\"”]? (?:mean|means)\b|\bdefin\w+\b"
-                              r"|\bwhat counts as\b|\bmeaning of\b|^\s*what(?:'s| is| are) (?:an? |the )?[\w -]{3,40}\??\s*$", re.I)),
+                              r"|\b(?:what|who) (?:counts|qualifies) as\b|\bmeaning of\b|^\s*what(?:'s| is| are) (?:an? |the )?[\w -]{3,40}\??\s*$", re.I)),
     ("yes_no", re.compile(r"^\s*(?:can|could|may|is|are|do|does|must|am|should|will)\b", re.I)),
 )
 

@@ -342,6 +342,16 @@ def test_lot_is_a_lot_size_question_only_with_a_size_word(question, topic_expect
     assert ("lot_size" in understand(question, load_vocabulary()).topics) is topic_expected
 
 
+@pytest.mark.parametrize(
+    "question,topic_expected",
+    [("What is a caretaker unit?", True), ("what does micromobility mean", True),
+     ("What is the maximum density in the NU district?", False), ("What are the setbacks in TOC?", False)],
+)
+def test_what_is_asks_a_definition_only_of_a_term(question, topic_expected):
+    # "What is the maximum density ...?" asks for a number; "what is a ...?" for what a term means.
+    assert ("definition" in understand(question, load_vocabulary()).topics) is topic_expected
+
+
 def test_density_row_named_exactly(assistant):
     answer = assistant.ask("RVL-0.5 how many houses per acre")
     assert answer.lookups[0]["row"] == "RVL-0.5"

@@ -83,6 +83,8 @@ def test_shipped_calibration_was_fitted_on_dev_within_the_wrong_rate():
         ("How tall can my fence be?", "number"),
         ("minimum lot width in NL", "number"),
         ("what does 'micromobility' mean", "definition"),
+        ("Who counts as a service provider?", "definition"),  # who a term covers: its definition
+        ("who qualifies as a caretaker", "definition"),
         ("Can I keep chickens?", "yes_no"),
         ("tell me about the TOC district", "other"),
         ("Can a cell tower be taller in PF than in CG?", "number"),  # a comparison of measures
