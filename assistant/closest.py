@@ -16,6 +16,7 @@ another use, district or measure. The use's own rows come first, found by the sc
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
@@ -23,6 +24,10 @@ from .choose import TUNED
 from .passages import best_quote
 
 UNIT_KINDS = ("provision", "standards", "permit_row", "definition")
+ROW_KINDS = ("standards", "permit_row")  # offers that are a table's row
+# A passage that points at a table for its values ("comply with the height limits shown in Table 3-2").
+TABLE_POINTED = re.compile(r"\b(?:shown|listed|set (?:forth|out)|specified|identified|provided|established) in Table (\d+-\d+)\b",
+                           re.I)
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,8 @@ TOPIC_KINDS = frozenset({"parking", "bicycle parking", "driveway", "fence", "sig
 # The sides of a lot a setback is measured from, as the standards tables print their rows (Tables 2-17 and 2-18:
 # "Front", "Side", "Rear"); a question that names one is not answered by another's.
 SIDES = ("front", "side", "rear")
+# A yard named in everyday words is the side of the lot it lies on (general English: a backyard is the rear yard).
+YARDS = ((r"\bback ?yards?\b", "rear"), (r"\bbehind (?:my|the|our) (?:house|home)\b", "rear"))
 
 
 @dataclass(frozen=True)
@@ -169,15 +176,24 @@ def rank(question: str, offers: Iterable[Offer], idf: Mapping[str, float] | None
          kind: str | None = None) -> list[Closest]:
     """The closest offer of each section, closest first (ties: the order offered), at most ``limit``;
     each quoted at the words of its text that speak to the question (the whole text, cut, when none do)."""
-    best: dict[str, tuple[tuple[bool, float], int, Offer]] = {}
+    offers = list(offers)
+    pointed = {(o.section, table) for o in offers if o.kind in ("provision", "") for table in TABLE_POINTED.findall(o.text)}
+    # Only one row offered: with several (the front, side and rear rows of a fence table) the pointer is fairer.
+    rows_of = Counter((o.section, o.table.removeprefix("Table ").strip()) for o in offers if o.kind in ROW_KINDS
+                      and (o.section, o.table.removeprefix("Table ").strip()) in pointed
+                      and (o.similarity >= TUNED.closest_shown_floor or o.own))
+    best: dict[str, tuple[tuple[bool, bool, float], int, Offer]] = {}
     for order, offer in enumerate(offers):
         if not offer.text.strip() or (offer.similarity < TUNED.closest_shown_floor and not offer.own):
             continue
-        key = (offer.own, offer.similarity)  # the use's own row before any passage merely near in meaning
+        # The use's own row before any passage merely near in meaning; the one row offered of a table its section's
+        # passage points at ("the height limits shown in Table 3-2") before that passage, which holds no value itself.
+        row_pointed = rows_of.get((offer.section, offer.table.removeprefix("Table ").strip()), 0) == 1 and offer.kind in ROW_KINDS
+        key = (offer.own, row_pointed, offer.similarity)
         kept = best.get(offer.section)
         if kept is None or key > kept[0]:
             best[offer.section] = (key, order if kept is None else kept[1], offer)
-    chosen = sorted(best.values(), key=lambda item: (not item[0][0], -item[0][1], item[1]))[:limit]
+    chosen = sorted(best.values(), key=lambda item: (not item[0][0], -item[0][2], item[1]))[:limit]
     return [Closest(o.section, o.document, o.title, o.path, quote_of(o.text, question, idf, kind), o.similarity, o.table,
                     o.label, o.by_meaning) for _, _, o in chosen]
 
@@ -217,7 +233,17 @@ def find(question: str, res, nearest: Iterable[str] = ()) -> list[Closest]:
                   + list(_provision_offers(question, res, list(nearest), query.detected)))
     except SearchUnavailable:
         return []
-    return rank(question, [o for o in offers if about_asked(o, reading)], res.corpus.idf, kind=query.detected)
+    kept = [replace(o, own=True) if of_side_asked(o, reading) else o for o in offers if about_asked(o, reading)]
+    return rank(question, kept, res.corpus.idf, kind=query.detected)
+
+
+def of_side_asked(offer: Offer, reading: Reading) -> bool:
+    """Whether an offer is a table's row for the side of the lot the question names (a backyard fence: the rear
+    setback's row), which is then the question's own row, as a use's row is."""
+    if offer.kind not in ROW_KINDS or not reading.sides:
+        return False
+    named = " ".join([offer.row, *offer.path[1:]]).lower()
+    return any(re.search(rf"\b{side}\b", named) for side in reading.sides)
 
 
 def read_as(query, res) -> Reading:
@@ -265,10 +291,16 @@ def read_as(query, res) -> Reading:
     tables = [table for table, labels in res.tables.rows.items() if any(r.lower() in uses for r in labels)]
     named = " ".join([text, *query.land_uses, *topic_words, *(f"Table {t}" for t in tables), *(r for _, r in rows)])
     said = set(scope_of("", ("", named), ""))
-    sides = frozenset(side for side in SIDES if re.search(rf"\b{side}\b", text.lower()))
-    return Reading(rows, permission, holding, tuple(query.districts), sides,
+    return Reading(rows, permission, holding, tuple(query.districts), sides_named(text),
                    frozenset(k for k in said if k in USE_KINDS | TOPIC_KINDS | set(HOUSING)), _words(text),
                    frozenset(vocabulary().districts))
+
+
+def sides_named(text: str) -> frozenset[str]:
+    """The sides of the lot a question names ("front", "side", "rear"), a backyard being the rear."""
+    lowered = text.lower()
+    named = {side for side in SIDES if re.search(rf"\b{side}\b", lowered)}
+    return frozenset(named | {side for words, side in YARDS if re.search(words, lowered)})
 
 
 def _own_rows(reading: Reading, res) -> Iterable[Offer]:

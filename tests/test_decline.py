@@ -62,6 +62,38 @@ def test_rank_offers_each_section_once_at_its_closest_passage_and_none_unrelated
     assert closest.rank("weather in Paris?", offers[3:]) == []
 
 
+FENCE_POINTER = Offer("17.30.030", "001", "Fences", ("17.30.030 Fences", "B. Height Limits"), "Height Limits. Each fence, "
+                      "wall, and hedge shall comply with the height limits shown in Table 3-2.", 0.945, kind="provision")
+
+
+def _fence_row(row: str, similarity: float) -> Offer:
+    return Offer("17.30.030", "001", "Fences", ("Table 3-2", row), f"Table 3-2. {row}. Maximum Height: 7 ft.", similarity,
+                 "Table 3-2", f"standards:3-2:{row}", True, "standards", row)
+
+
+def test_the_one_row_of_a_table_a_passage_points_at_is_shown_before_the_pointer():
+    """A passage that only points at a table ("the height limits shown in Table 3-2") holds no value: the table's row
+    is shown instead when it is the only one offered; with several rows (which one the asker means is open) the
+    pointer stays."""
+    rear = _fence_row("Within interior side or rear setback - Residential zone", 0.90)
+    found = closest.rank("how tall can my fence be?", [FENCE_POINTER, rear])
+    assert [c.label for c in found] == [rear.label]
+    outside = _fence_row("Outside of a required setback", 0.85)
+    found = closest.rank("how tall can my fence be?", [FENCE_POINTER, rear, outside])
+    assert [c.quote for c in found] == [" ".join(FENCE_POINTER.text.split())]
+
+
+def test_a_row_for_the_side_of_the_lot_asked_is_the_question_own_row():
+    assert closest.sides_named("How tall can my backyard fence be?") == {"rear"}
+    assert closest.sides_named("a fence behind my house, and one in the front?") == {"rear", "front"}
+    assert closest.sides_named("how tall can my fence be?") == frozenset()
+    backyard = closest.Reading(sides=frozenset({"rear"}))
+    rear = _fence_row("Within interior side or rear setback - Residential zone", 0.90)
+    outside = _fence_row("Outside of a required setback", 0.85)
+    assert closest.of_side_asked(rear, backyard) and not closest.of_side_asked(outside, backyard)
+    assert not closest.of_side_asked(FENCE_POINTER, backyard) and not closest.of_side_asked(rear, closest.Reading())
+
+
 def test_only_offers_about_what_was_asked_are_kept_and_the_use_own_row_comes_first():
     """Issue 46: another use's row, a passage scoped to another kind of use or district, another side's setback and a
     bare list heading are not offered; the use's own row (as the answers read the question) comes before passages
