@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -482,13 +483,18 @@ def test_a_grid_resting_only_on_a_proposed_ordinance_says_so_in_its_header(loade
     assert page.count("proposed-only") == int(proposed)  # in the header only
 
 
-def test_a_table_asked_by_name_that_rests_on_a_proposal_says_so_under_its_lead(loaded):
+def _table_answer(question: str, section: str, table: str, route: str = "table") -> Answer:
+    return Answer(question=question, abstained=False, route=route, answer=f"Table {table} (§ {section}).",
+                  citations=(Citation(section, "Title", "000", "2023-12-06", "", table=f"Table {table}"),))
+
+
+def test_a_table_answered_whole_that_rests_on_a_proposal_says_so_under_its_lead(loaded):
     from webapp.viewer import Viewer
 
     viewer = Viewer(_engine(loaded, lambda progress: None))
-    lead, grid = viewer.table_asked("Table 2-3")
+    lead, grid = viewer.table_answered(_table_answer("Table 2-3", "17.22.020", "2-3"))
     assert lead.startswith("Table 2-3 of § 17.22.020") and PROPOSED_HEAD in grid
-    assert PROPOSED_HEAD not in viewer.table_asked("Table 2-18")[1]
+    assert PROPOSED_HEAD not in viewer.table_answered(_table_answer("Table 2-18", "17.24.030", "2-18"))[1]
 
 
 def test_table_6_1_grid_shows_the_reviewers_readings_not_question_marks(loaded):
@@ -504,23 +510,31 @@ def test_table_6_1_grid_shows_the_reviewers_readings_not_question_marks(loaded):
     assert "<dt>Reviewer's reading</dt><dd>Decision (" in info and "<dt>Reviewer's note</dt>" in info and "Footnote (2)" in info
 
 
-@pytest.mark.parametrize("question,table", [("Table 2-18", "2-18"), ("Show me Table 6-1", "6-1"), ("what is in table 2-18?", "2-18")])
-def test_a_table_asked_by_name_answers_with_a_one_line_lead_and_its_grid(loaded, question, table):
+@pytest.mark.parametrize("question,section,table", [("Table 2-18", "17.24.030", "2-18"), ("Show me Table 6-1", "17.60.040", "6-1"),
+                                                    ("Table 2-4", "17.24.020", "2-4")])
+def test_a_table_answered_whole_is_a_one_line_lead_and_the_cited_grid(loaded, question, section, table):
     from webapp.viewer import Viewer
 
     viewer = Viewer(_engine(loaded, lambda progress: None))
-    answer = Answer(question=question, abstained=False, route="section", answer="§ 17.24.030 Zoning\n\"Table 2-17 SW ...\"",
-                    citations=(Citation("17.24.030", "Zoning", "002", "2025-12-09", "Table 2-17"),))
-    page = viewer.cards([(question, answer, None, {})])
+    page = viewer.cards([(question, _table_answer(question, section, table), None, {})])
     headline = re.search(r'<h3 class="headline table-lead"[^>]*>(.*?)</h3>', page).group(1)
-    assert headline.startswith(f"Table {table} of § ") and "shown below" in headline and "\n" not in headline
+    # The grid of the table the answer cites, in the section it cites (17.24.020's "Table 2-4", not 17.22.020's).
+    assert headline.startswith(f"Table {table} of § {section}") and "shown below" in headline and "\n" not in headline
     assert f'data-table="{table}"' in page and "<table class=\"grid\">" in page
-    assert "Table 2-17 SW" not in page  # the section's opening (another table) is not the answer
 
 
-def test_a_question_about_one_value_of_a_table_is_not_a_whole_table():
-    assert pages.whole_table_asked("what is the max height in table 2-18?") == ""
-    assert pages.whole_table_asked("Table 2-4 bar in CE") == ""
+def test_the_page_shows_a_whole_table_only_when_the_assistant_answered_with_one(loaded):
+    """Issue 44: the page decides nothing by the question's words; a section's or a cell's answer that cites a
+    table, asked "Table 2-18", is rendered as that answer."""
+    from webapp.viewer import Viewer
+
+    viewer = Viewer(_engine(loaded, lambda progress: None))
+    section = Answer(question="Table 2-18", abstained=False, route="section", answer="§ 17.24.030 Zoning\n\"Table 2-17 SW ...\"",
+                     citations=(Citation("17.24.030", "Zoning", "002", "2025-12-09", "Table 2-17"),))
+    cell = _table_answer("what is the max height in table 2-18?", "17.24.030", "2-18", route="standards")
+    for answer in (section, cell, replace(_table_answer("Table 2-18", "17.24.030", "2-18"), abstained=True)):
+        assert viewer.table_answered(answer) is None
+        assert "table-lead" not in viewer.cards([(answer.question, answer, None, {})])
 
 
 def test_every_see_note_names_the_note():

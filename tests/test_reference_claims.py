@@ -439,10 +439,12 @@ def viewer(assistant):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("question,table", [("Table 2-18", "2-18"), ("show me Table 6-1", "6-1")])
-def test_a_table_asked_by_name_in_the_page_is_a_lead_and_its_grid(viewer, question, table):
-    says('A question that asks for a whole table by name ("Table 2-18", "show me Table 6-1") is answered in the page '
-         "with a one-line lead and the table's grid.")
-    lead, grid = viewer.table_asked(question)
+def test_a_table_answered_whole_in_the_page_is_a_lead_and_its_grid(assistant, viewer, question, table):
+    says('A question the assistant answers with a whole table (its table route: "Table 2-18", "show me Table 6-1") '
+         "is shown with a one-line lead and the grid of the table it cites")
+    answer = assistant.ask(question)
+    assert answer.route == "table"
+    lead, grid = viewer.table_answered(answer)
     assert lead.startswith(f"Table {table} of § ") and "\n" not in lead and f'data-table="{table}"' in grid
 
 

@@ -244,7 +244,7 @@ def answer_card(turn: int, answer, document_label, known, nearest: list, contact
     ``closest_anchors``: the block (#qN) of each of a decline's closest passages in its section.
     ``status(document id)``: the manifest's status of a document ("proposed ..."): a proposed one says so
     beside each source it is.
-    ``table``: (lead, grid HTML) when the question asked for a whole table by name: the lead is the headline
+    ``table``: (lead, grid HTML) when the assistant answered with a whole table: the lead is the headline
     and the grid the answer.
     """
     first, read_as, rest = _card_lines(answer)
@@ -339,18 +339,6 @@ def _card_lines(answer) -> tuple[str, list[str], list[str]]:
         made = interpretation_line(getattr(answer, "interpretation", None))
         read_as = [made] if made else []
     return first, read_as, rest
-
-
-# A question that asks for a whole table by name and nothing else ("Table 2-18", "show me Table 6-1",
-# "what is in table 2-18?"): the page answers with a one-line lead and the table's grid.
-WHOLE_TABLE = re.compile(r"^\s*(?:(?:please\s+)?(?:show|give|open|display|view|see|list)(?:\s+me)?\s+|what(?:'s|\s+is)\s+in\s+)?"
-                         r"(?:the\s+)?table\s+(\d{1,2}-\d{1,2})\s*[?.!]*\s*$", re.I)
-
-
-def whole_table_asked(question: str) -> str:
-    """The table number a question asks for whole ("2-18"), or ""."""
-    found = WHOLE_TABLE.match(question or "")
-    return found.group(1) if found else ""
 
 
 def table_lead(grid) -> str:

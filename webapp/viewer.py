@@ -74,17 +74,15 @@ class Viewer:
         documents = [(self.document_label(d.id), d.date) for d in self.engine.documents()]
         return guide.guide(question, coverage_mod.summary_line(self.engine.coverage()), documents)
 
-    def table_asked(self, question: str):
-        """(lead, grid HTML) when the question asks for a whole table by name and it is parsed; None otherwise."""
-        number = pages.whole_table_asked(question)
-        if not number:
+    def table_answered(self, answer):
+        """(lead, grid HTML) when the assistant answered with a whole table (its ``table`` route: "Table 2-18",
+        "show me Table 6-1") and the cited table's grid is parsed; None otherwise. The page renders the answer it
+        is given: which table, and which of two that print the same number, the assistant decided."""
+        if getattr(answer, "abstained", True) or getattr(answer, "route", "") != "table" or not answer.citations:
             return None
-        found = self.engine.lookup(f"Table {number}")
-        choices = [g for g in self.engine.grid_list() if g[1] == number]
-        if not choices:
-            return None
-        section_id = next((s for s, _, _ in choices if found.sections and s == found.sections[0].id), choices[0][0])
-        grid = self.engine.grid(section_id, number)
+        cited = answer.citations[0]
+        number = cited.table.removeprefix("Table ").strip()
+        grid = self.engine.grid(cited.section, number) if number else None
         if grid is None:
             return None
         view = self._grid(grid)
@@ -141,7 +139,7 @@ class Viewer:
                                               scroll=marked is None))
                 continue
             marks = None if entry is None else {**feedback, "focus": number == marked}
-            table = self.table_asked(asked)
+            table = self.table_answered(answer)
             cards.append(pages.answer_card(number, answer, self.document_label, self.known, self.nearest(answer),
                                            self.contact, latest=number == len(turns) - 1, asked=shown, label=self.label,
                                            anchors=[self.anchor(c) for c in answer.citations], feedback=marks,
