@@ -146,6 +146,13 @@ class Resources:
         self._question_encoder = None
 
     # -- the question bank ----------------------------------------------------------------------------
+    def use_question_encoder(self, encoder) -> None:
+        """Match the bank with ``encoder`` (an ``assistant.encoder.QuestionEncoder``) from now on, instead
+        of the shipped one; None: with the index's model. Eval only (the fold encoders of
+        ``eval/verifier_data.py``): the bank's vectors and the last votes are dropped."""
+        self._question_encoder = encoder if encoder is not None else False
+        self._bank, self._last_votes = None, None
+
     def question_bank(self):
         """The question bank (``assistant.bank.Bank``) embedded with the index's own model, its vectors
         cached beside the index (``bank.npz``); None without a comparable model or an empty bank."""

@@ -30,7 +30,7 @@ import re
 import shutil
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .train_loop import Loop
@@ -242,6 +242,7 @@ def export(model, tokenizer, work: Path, out: Path, manifest: dict, check: list[
                           for name in (encoder_mod.MODEL_FILE, encoder_mod.TOKENIZER_FILE)}}
     (staged / encoder_mod.MANIFEST_FILE).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     shipped = ship_bank_vectors(staged)
+    manifest = shipped.manifest  # now vouching for the bank vectors too
     on_float = embed(model, tokenizer, check, max_length)
     on_int8 = shipped.encode(check)
     cosines = (np.asarray(on_float) * np.asarray(on_int8)).sum(1)
@@ -272,6 +273,18 @@ def ship_bank_vectors(folder: Path):
     return encoder_mod.load(folder)
 
 
+BANK_BATCHES = ("b1", "b2", "b3", "b4")
+
+
+def parse_batches(text: str) -> tuple:
+    """``b1,b2`` -> ("b1", "b2"), in the bank's order; an unknown or empty list is a ``SystemExit``."""
+    named = [b.strip() for b in text.split(",") if b.strip()]
+    unknown = [b for b in named if b not in BANK_BATCHES]
+    if not named or unknown:
+        raise SystemExit(f"--batches: expected some of {','.join(BANK_BATCHES)}, got {text!r}")
+    return tuple(b for b in BANK_BATCHES if b in named)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m eval.encoder_train", description=__doc__.split("\n\n")[0])
     parser.add_argument("--work", default="var/encoder/run", help="checkpoints and the float export")
@@ -280,6 +293,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--checkpoint-minutes", type=float, default=5.0)
     parser.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's own)")
     parser.add_argument("--limit", type=int, default=0, help="train on the first N questions only (a smoke run)")
+    parser.add_argument("--batches", default="",
+                        help="comma-separated bank batches to train on (default: the settings' encoder_batches); "
+                             "the fold encoders of issue 43 are trained on b1,b2 and b3,b4")
     parser.add_argument("--bank-vectors", action="store_true",
                         help="only encode the bank's questions again with the shipped encoder (after the bank changed)")
     args = parser.parse_args(argv)
@@ -289,6 +305,8 @@ def main(argv: list[str] | None = None) -> int:
     from assistant import encoder as encoder_mod
 
     settings = choose.Settings()
+    if args.batches:
+        settings = replace(settings, encoder_batches=parse_batches(args.batches))
     if args.bank_vectors:
         ship_bank_vectors(Path(args.out) if args.out else encoder_mod.ENCODER_DIR)
         return 0
@@ -300,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     items = training_items(entries, settings.encoder_batches)
     if args.limit:
         items = items[:args.limit]
-    dev, bank = dev_and_bank(entries, ("b1", "b2", "b3", "b4"))
+    dev, bank = dev_and_bank(entries, BANK_BATCHES)
     _say(f"{len(items)} training questions over {len({i.unit for i in items})} units; "
          f"measured on {len(dev)} dev questions against {len(bank)} bank questions")
     work = Path(args.work)

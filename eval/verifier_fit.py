@@ -1,6 +1,6 @@
 """Fit the ranker's two stages on the labelled candidates and the verifier's scores (issue 43, step 3).
 
-``python -m eval.verifier_fit [--judged var/verifier/judged] [--folds 5] [--write]``
+``python -m eval.verifier_fit [--judged var/verifier/judged] [--folds 5] [--encoder DIR] [--write]``
 
 The first stage is the signals-only ranker (``choose.features``, as ``eval/ranker_fit.py`` fits
 it): dev and the written bank questions. The second (``choose.Head``) is a logistic model over
@@ -11,6 +11,12 @@ batches the verifier was not trained on (``Settings.verifier_batches``) from a f
 without those batches. The holdout is scored by the final models; its aggregate alone chooses each
 stage's operating point (wrong answers at most the settings' risk target) and keeps the "How sure"
 bands that hold on it. Only aggregate figures are printed.
+
+The rows must have been scored with the question encoder the ranker will run with (the shipped one,
+or ``--encoder DIR`` to measure another without writing): dev's and the holdout's by it; the bank's
+by it too (the first stage then leaves out the batches it was trained on), or every bank row by a
+fold encoder not trained on the row's batch (``verifier_data --fold-encoders``; then all the bank is
+used). Anything else is refused in one line.
 """
 
 from __future__ import annotations
@@ -101,12 +107,57 @@ def head_of(examples: list[Judged], extra: list[Judged], settings, threshold: fl
 
 def question_encoder_id() -> str:
     """The shipped question encoder's id ("" when none is shipped or ``COTATI_ENCODER`` is off)."""
+    return question_encoder_of()[0]
+
+
+def question_encoder_of(folder: str = "") -> tuple[str, tuple]:
+    """(id, bank batches it was trained on) of the encoder in ``folder``, or of the shipped one when
+    ``COTATI_ENCODER`` is on; ("", ()) when there is none."""
     import settings as settings_mod
 
     from assistant import encoder as encoder_mod
 
-    found = encoder_mod.load() if settings_mod.value("encoder") else None
-    return found.model_id if found is not None else ""
+    if folder:
+        found = encoder_mod.load(Path(folder))
+        if found is None:
+            raise SystemExit(f"{folder}: no question encoder (no manifest)")
+    else:
+        found = encoder_mod.load() if settings_mod.value("encoder") else None
+    if found is None:
+        return "", ()
+    return found.model_id, tuple(str(b) for b in found.manifest.get("training_data", {}).get("batches", []))
+
+
+def bank_to_fit(dev_rows: list[dict], holdout_rows: list[dict], bank_rows: list[dict], encoder: str,
+                trained: tuple, seen_allowed: bool) -> tuple[list[dict], list[str], str]:
+    """(the bank rows the first stage may learn from, the fold encoders' ids, "" or the one line why
+    the rows cannot be fitted with ``encoder``, trained on bank batches ``trained``).
+
+    Dev and the holdout must be scored by ``encoder``. The bank either by it too, its rows of the
+    batches it was trained on then left out (unless ``seen_allowed``): they sit nearer their units'
+    other questions than a new question would; or every row by a fold encoder (``fold``) whose
+    recorded training batches exclude the row's batch: then every row is kept."""
+    batch_of = lambda row: str(row.get("batch", "")).split("-")[0]  # noqa: E731
+    stale = {r.get("encoder", "") for r in dev_rows + holdout_rows} - {encoder}
+    folded = [r for r in bank_rows if r.get("fold")]
+    if not folded:
+        stale |= {r.get("encoder", "") for r in bank_rows} - {encoder}
+    if stale:
+        return [], [], (f"judged with another question encoder ({', '.join(sorted(stale)) or 'none'}, not "
+                        f"{encoder or 'none'}); run `python -m eval.verifier_data` again")
+    if not folded:
+        seen = set(trained) if encoder and not seen_allowed else set()
+        return [r for r in bank_rows if batch_of(r) not in seen], [], ""
+    if len(folded) != len(bank_rows):
+        return [], [], (f"the bank's rows mix {len(folded)} scored by fold encoders with {len(bank_rows) - len(folded)} "
+                        f"scored otherwise; run `python -m eval.verifier_data --sets bank --fold-encoders ...` again")
+    unfair = [r for r in folded if not r.get("encoder") or not r.get("encoder_batches")
+              or batch_of(r) in set(r["encoder_batches"]) or r.get("encoder") == encoder]
+    if unfair:
+        return [], [], (f"{len(unfair)} bank rows were scored by a fold encoder trained on their own batch, "
+                        f"by {encoder or 'none'} itself, or by one that is not recorded; "
+                        f"run `python -m eval.verifier_data --sets bank --fold-encoders ...` again")
+    return bank_rows, sorted({r["encoder"] for r in folded}), ""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -116,6 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--scores", default="var/verifier/scores.json", help="the verifier's probabilities, cached")
     parser.add_argument("--write", action="store_true", help="write assistant/data/ranker.json (both stages)")
+    parser.add_argument("--encoder", default="",
+                        help="the question encoder in DIR is the one the rows must be scored with (default: the "
+                             "shipped one); a measurement only: --write needs it shipped")
     args = parser.parse_args(argv)
 
     from assistant import choose
@@ -134,17 +188,23 @@ def main(argv: list[str] | None = None) -> int:
     trained = tuple(settings.verifier_batches)
     batch_of = lambda row: str(row.get("batch", "")).split("-")[0]  # noqa: E731
     spare = [r for r in bank_rows if batch_of(r) not in trained]  # bank questions the verifier never read
-    encoder = question_encoder_id()
-    stale = {r.get("encoder", "") for r in dev_rows + holdout_rows + bank_rows} - {encoder}
-    if stale:
-        print(f"{args.judged}: judged with another question encoder ({', '.join(sorted(stale)) or 'none'}, not "
-              f"{encoder or 'none'}); run `python -m eval.verifier_data` again", file=sys.stderr)
+    encoder, encoder_trained = question_encoder_of(args.encoder)
+    if args.write and args.encoder and encoder != question_encoder_id():
+        print(f"--write: {args.encoder} is not the shipped question encoder; copy it to assistant/data/encoder "
+              f"and fit without --encoder", file=sys.stderr)
         return 2
     # Bank questions the encoder was trained on sit nearer their units' other questions than a new
-    # question would: the first stage learns the bank's signals from the others only.
-    seen = set(settings.encoder_batches) if encoder and not settings.ranker_bank_seen_by_encoder else set()
-    bank_rows = [r for r in bank_rows if batch_of(r) not in seen]
-    spare = [r for r in spare if batch_of(r) not in seen]
+    # question would: the first stage learns the bank's signals from the others only, unless every
+    # bank row was scored by a fold encoder that never saw it.
+    kept, fold_ids, refused = bank_to_fit(dev_rows, holdout_rows, bank_rows, encoder,
+                                          encoder_trained or tuple(settings.encoder_batches),
+                                          settings.ranker_bank_seen_by_encoder)
+    if refused:
+        print(f"{args.judged}: {refused}", file=sys.stderr)
+        return 2
+    kept_ids = {id(r) for r in kept}
+    bank_rows = kept
+    spare = [r for r in spare if id(r) in kept_ids]
     dev, holdout, bank = judged_of(dev_rows), judged_of(holdout_rows), judged_of(bank_rows)
     names = sorted({name for q in dev for e in q.examples for name in e.features})
 
@@ -201,6 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.write:
         final = replace(final_one, settings=replace(settings, threshold=one_point), bands=one_bands,
                         fitted_on={"model": dense.model_id(), "encoder": encoder,
+                                   **({"bank_fold_encoders": fold_ids} if fold_ids else {}),
                                    "dev": report["signals_only"]["dev_cross_validated"],
                                    "holdout": report["signals_only"]["holdout"], "folds": args.folds,
                                    "bands": one_band_figures,
