@@ -96,13 +96,25 @@ def candidates(query: Query, res: Resources) -> list[Candidate]:
             found.extend(route(asked, res))
         except SearchUnavailable:
             continue
-    # Two routes proposing the same answer (the passage routes, a route and the bank) are one candidate.
+    return one_per_answer(found)
+
+
+def one_per_answer(found: list[Candidate]) -> list[Candidate]:
+    """Two routes proposing the same answer (the passage routes, a route and the bank) are one candidate, the
+    first's, with both proposers' signals: the same table cells when it reads cells (the bank's copy of a permit
+    answer omits who decides), else the same text."""
     unique: dict[tuple, Candidate] = {}
     for candidate in found:
-        key = (candidate.answer.route, candidate.answer.answer, candidate.answer.abstained)
+        key = (candidate.answer.route, _cells(candidate) or candidate.answer.answer, candidate.answer.abstained)
         kept = unique.get(key)
         unique[key] = candidate if kept is None else _merged(kept, candidate)
     return list(unique.values())
+
+
+def _cells(candidate: Candidate) -> tuple:
+    """The table cells an answer reads, as (table, row, column, value) in order; () when it reads none."""
+    return tuple((c.get("table"), c.get("row"), c.get("column"), c.get("value")) for c in candidate.answer.lookups
+                 if isinstance(c, dict))
 
 
 def _merged(kept: Candidate, other: Candidate) -> Candidate:
