@@ -100,15 +100,34 @@ def candidates(query: Query, res: Resources) -> list[Candidate]:
 
 
 def one_per_answer(found: list[Candidate]) -> list[Candidate]:
-    """Two routes proposing the same answer (the passage routes, a route and the bank) are one candidate, the
-    first's, with both proposers' signals: the same table cells when it reads cells (the bank's copy of a permit
-    answer omits who decides), else the same text."""
+    """Two routes proposing the same answer (the passage routes, a route and the bank) are one candidate with both
+    proposers' signals; and the bank's copy of an answer a route gives from the same table cells (the copy omits who
+    decides) joins each route candidate reading them, whatever order they were proposed in."""
     unique: dict[tuple, Candidate] = {}
     for candidate in found:
-        key = (candidate.answer.route, _cells(candidate) or candidate.answer.answer, candidate.answer.abstained)
+        key = (candidate.answer.route, candidate.answer.answer, candidate.answer.abstained)
         kept = unique.get(key)
         unique[key] = candidate if kept is None else _merged(kept, candidate)
-    return list(unique.values())
+    readers = {(c.answer.route, _cells(c)) for c in unique.values() if _cells(c) and not _from_bank(c)}
+    copies: dict[tuple, list[Candidate]] = {}
+    for candidate in unique.values():
+        if _from_bank(candidate) and (candidate.answer.route, _cells(candidate)) in readers:
+            copies.setdefault((candidate.answer.route, _cells(candidate)), []).append(candidate)
+    joined = []
+    for candidate in unique.values():
+        if _from_bank(candidate):
+            if (candidate.answer.route, _cells(candidate)) not in copies:
+                joined.append(candidate)
+            continue  # else joined to each route candidate reading the same cells
+        for copy in sorted(copies.get((candidate.answer.route, _cells(candidate)), []), key=lambda c: c.answer.answer):
+            candidate = _merged(candidate, copy)
+        joined.append(candidate)
+    return joined
+
+
+def _from_bank(candidate: Candidate) -> bool:
+    """Proposed by the question bank alone (not also by a route, word for word)."""
+    return "bank_similarity" in candidate.answer.signals and "route_too" not in candidate.answer.signals
 
 
 def _cells(candidate: Candidate) -> tuple:

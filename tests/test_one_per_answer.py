@@ -19,16 +19,24 @@ def test_the_same_cells_from_a_route_and_the_bank_are_one_candidate_with_both_si
                     {"permit.row_covered": 1.0})
     bank = _permit("A use permit (UP) is required.", {"bank_similarity": 0.65, "from_bank": 1.0})
     (one,) = chooser.one_per_answer([route, bank])
-    assert one.answer.answer == route.answer.answer  # the first proposer's answer, whole
+    assert one.answer.answer == route.answer.answer  # the route's answer, whole
     assert one.features == {"permit.row_covered": 1.0, "bank_similarity": 0.65, "from_bank": 1.0, "route_too": 1.0}
+    assert chooser.one_per_answer([bank, route]) == [one]  # whatever order they were proposed in
 
 
-def test_other_cells_or_other_text_stay_apart_and_the_same_text_without_cells_is_one():
+def test_only_the_bank_copy_joins_a_route_answer_of_the_same_cells():
     other = {**CELL, "column": "CE", "value": "P"}
-    found = chooser.one_per_answer([_permit("UP.", {}), _permit("UP.", {}, cells=(other,))])
-    assert len(found) == 2
+    whole = _permit("A use permit (UP) is required.\nWho decides: the Planning Commission.", {"permit.row_covered": 1.0})
+    short = _permit("A use permit (UP) is required.", {"permit.row_covered": 0.5})
+    elsewhere = _permit("Permitted (P).", {"bank_similarity": 0.6}, cells=(other,))
+    found = chooser.one_per_answer([whole, short, elsewhere])
+    assert found == [whole, short, elsewhere]  # two readings by routes stay two; a copy of other cells joins nothing
+    copy = _permit("Use permit (UP).", {"bank_similarity": 0.65})
+    joined = chooser.one_per_answer([copy, whole, short])
+    assert {c.answer.answer: c.features for c in chooser.one_per_answer([short, whole, copy])} == {
+        c.answer.answer: c.features for c in joined}  # whatever order they were proposed in
+    assert [c.answer.answer for c in joined] == [whole.answer.answer, short.answer.answer]
+    assert all(c.features["bank_similarity"] == 0.65 and c.features["route_too"] == 1.0 for c in joined)
     passage = lambda signals: Candidate("passage", Answer(question="q", answer="A quoted provision.", abstained=False,  # noqa: E731
                                                           route="provision", signals=signals))
-    assert len(chooser.one_per_answer([passage({"a": 1.0}), passage({"b": 1.0})])) == 1
-    assert len(chooser.one_per_answer([passage({}), Candidate("passage", Answer(
-        question="q", answer="Another provision.", abstained=False, route="provision"))])) == 2
+    assert len(chooser.one_per_answer([passage({"a": 1.0}), passage({"b": 1.0})])) == 1  # the same text: one
