@@ -108,18 +108,19 @@ def one_per_answer(found: list[Candidate]) -> list[Candidate]:
         key = (candidate.answer.route, candidate.answer.answer, candidate.answer.abstained)
         kept = unique.get(key)
         unique[key] = candidate if kept is None else _merged(kept, candidate)
-    readers = {(c.answer.route, _cells(c)) for c in unique.values() if _cells(c) and not _from_bank(c)}
+    read = {id(c): (c.answer.route, _cells(c)) for c in unique.values()}  # (route, cells) of each, read once
+    readers = {read[id(c)] for c in unique.values() if read[id(c)][1] and not _from_bank(c)}
     copies: dict[tuple, list[Candidate]] = {}
     for candidate in unique.values():
-        if _from_bank(candidate) and (candidate.answer.route, _cells(candidate)) in readers:
-            copies.setdefault((candidate.answer.route, _cells(candidate)), []).append(candidate)
+        if _from_bank(candidate) and read[id(candidate)] in readers:
+            copies.setdefault(read[id(candidate)], []).append(candidate)
     joined = []
     for candidate in unique.values():
         if _from_bank(candidate):
-            if (candidate.answer.route, _cells(candidate)) not in copies:
+            if read[id(candidate)] not in copies:
                 joined.append(candidate)
             continue  # else joined to each route candidate reading the same cells
-        for copy in sorted(copies.get((candidate.answer.route, _cells(candidate)), []), key=lambda c: c.answer.answer):
+        for copy in sorted(copies.get(read[id(candidate)], []), key=lambda c: c.answer.answer):
             candidate = _merged(candidate, copy)
         joined.append(candidate)
     return joined

@@ -146,11 +146,20 @@ def about_asked(offer: Offer, reading: Reading) -> bool:
     if INSTRUCTION.search(" ".join(offer.text.split())):
         return False  # "SECTION 22: Amendment to the Cotati Municipal Code."
     if reading.sides:
-        named = " ".join([offer.row, *offer.path[1:]]).lower()
-        sides = {side for side in SIDES if re.search(rf"\b{side}\b", named)}
+        sides = _row_sides(offer)
         if sides and not sides & reading.sides:
             return False
     return True
+
+
+def _row_sides(offer: Offer) -> frozenset[str]:
+    """The sides of the lot an offer's row or heading names ("Within interior side or rear setback": side, rear)."""
+    return _sides_in(" ".join([offer.row, *offer.path[1:]]))
+
+
+def _sides_in(text: str) -> frozenset[str]:
+    lowered = text.lower()
+    return frozenset(side for side in SIDES if re.search(rf"\b{side}\b", lowered))
 
 
 def _words(text: str) -> frozenset[str]:
@@ -178,9 +187,9 @@ def rank(question: str, offers: Iterable[Offer], idf: Mapping[str, float] | None
     each quoted at the words of its text that speak to the question (the whole text, cut, when none do)."""
     offers = list(offers)
     pointed = {(o.section, table) for o in offers if o.kind in ("provision", "") for table in TABLE_POINTED.findall(o.text)}
+    table_of = lambda o: (o.section, o.table.removeprefix("Table ").strip())  # noqa: E731
     # Only one row offered: with several (the front, side and rear rows of a fence table) the pointer is fairer.
-    rows_of = Counter((o.section, o.table.removeprefix("Table ").strip()) for o in offers if o.kind in ROW_KINDS
-                      and (o.section, o.table.removeprefix("Table ").strip()) in pointed
+    rows_of = Counter(table_of(o) for o in offers if o.kind in ROW_KINDS and table_of(o) in pointed
                       and (o.similarity >= TUNED.closest_shown_floor or o.own))
     best: dict[str, tuple[tuple[bool, bool, float], int, Offer]] = {}
     for order, offer in enumerate(offers):
@@ -188,7 +197,7 @@ def rank(question: str, offers: Iterable[Offer], idf: Mapping[str, float] | None
             continue
         # The use's own row before any passage merely near in meaning; the one row offered of a table its section's
         # passage points at ("the height limits shown in Table 3-2") before that passage, which holds no value itself.
-        row_pointed = rows_of.get((offer.section, offer.table.removeprefix("Table ").strip()), 0) == 1 and offer.kind in ROW_KINDS
+        row_pointed = offer.kind in ROW_KINDS and rows_of.get(table_of(offer), 0) == 1
         key = (offer.own, row_pointed, offer.similarity)
         kept = best.get(offer.section)
         if kept is None or key > kept[0]:
@@ -240,10 +249,7 @@ def find(question: str, res, nearest: Iterable[str] = ()) -> list[Closest]:
 def of_side_asked(offer: Offer, reading: Reading) -> bool:
     """Whether an offer is a table's row for the side of the lot the question names (a backyard fence: the rear
     setback's row), which is then the question's own row, as a use's row is."""
-    if offer.kind not in ROW_KINDS or not reading.sides:
-        return False
-    named = " ".join([offer.row, *offer.path[1:]]).lower()
-    return any(re.search(rf"\b{side}\b", named) for side in reading.sides)
+    return offer.kind in ROW_KINDS and bool(reading.sides & _row_sides(offer))
 
 
 def read_as(query, res) -> Reading:
@@ -298,9 +304,7 @@ def read_as(query, res) -> Reading:
 
 def sides_named(text: str) -> frozenset[str]:
     """The sides of the lot a question names ("front", "side", "rear"), a backyard being the rear."""
-    lowered = text.lower()
-    named = {side for side in SIDES if re.search(rf"\b{side}\b", lowered)}
-    return frozenset(named | {side for words, side in YARDS if re.search(words, lowered)})
+    return _sides_in(text) | {side for words, side in YARDS if re.search(words, text.lower())}
 
 
 def _own_rows(reading: Reading, res) -> Iterable[Offer]:

@@ -54,6 +54,11 @@ class QuestionEncoder:
         """What the bank's cached vectors are keyed by: this model file's hash."""
         return "question-encoder:" + self.manifest["files"][MODEL_FILE][:16]
 
+    @property
+    def trained_batches(self) -> tuple[str, ...]:
+        """The bank batches it was trained on, as its manifest records them (() when it does not)."""
+        return tuple(str(b) for b in self.manifest.get("training_data", {}).get("batches", []))
+
     def _open(self):
         with self._lock:
             if self._opened is None:

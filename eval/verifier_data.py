@@ -58,16 +58,10 @@ def encoder_of(res) -> str:
     return encoder.model_id if encoder is not None else ""
 
 
-def trained_batches(encoder) -> list[str]:
-    """The bank batches ``encoder`` was trained on, as its manifest records them ([] when none)."""
-    if encoder is None:
-        return []
-    return [str(b) for b in encoder.manifest.get("training_data", {}).get("batches", [])]
-
-
 def encoder_record(res, fold: bool = False) -> dict:
     """The fields of a row saying which encoder scored it."""
-    record = {"encoder": encoder_of(res), "encoder_batches": trained_batches(res.question_encoder)}
+    encoder = res.question_encoder
+    record = {"encoder": encoder_of(res), "encoder_batches": list(encoder.trained_batches) if encoder else []}
     return record | {"fold": True} if fold else record
 
 
@@ -93,7 +87,7 @@ def fold_encoders(spec: str, opener=open_encoder) -> dict:
     opened = {folder: opener(folder) for folder in dict.fromkeys(named.values())}
     folds = {batch: opened[folder] for batch, folder in named.items()}
     for batch, encoder in folds.items():
-        trained = trained_batches(encoder)
+        trained = encoder.trained_batches
         if not trained or batch in trained:
             raise SystemExit(f"--fold-encoders: {named[batch]} was trained on {','.join(trained) or 'unrecorded batches'}, "
                              f"so it cannot score bank batch {batch} fairly")

@@ -31,7 +31,8 @@ from pathlib import Path
 
 from .ranker_fit import (Example, Judged, best_per_question, curve_at, folds_of, held_bands, operating_point,
                          ranker_of)
-from .verifier_train import read_judged
+from .verifier_data import open_encoder
+from .verifier_train import batch_of, read_judged
 
 
 def judged_of(rows: list[dict]) -> list[Judged]:
@@ -118,14 +119,12 @@ def question_encoder_of(folder: str = "") -> tuple[str, tuple]:
     from assistant import encoder as encoder_mod
 
     if folder:
-        found = encoder_mod.load(Path(folder))
-        if found is None:
-            raise SystemExit(f"{folder}: no question encoder (no manifest)")
+        found = open_encoder(folder)
     else:
         found = encoder_mod.load() if settings_mod.value("encoder") else None
     if found is None:
         return "", ()
-    return found.model_id, tuple(str(b) for b in found.manifest.get("training_data", {}).get("batches", []))
+    return found.model_id, found.trained_batches
 
 
 def bank_to_fit(dev_rows: list[dict], holdout_rows: list[dict], bank_rows: list[dict], encoder: str,
@@ -137,7 +136,6 @@ def bank_to_fit(dev_rows: list[dict], holdout_rows: list[dict], bank_rows: list[
     batches it was trained on then left out (unless ``seen_allowed``): they sit nearer their units'
     other questions than a new question would; or every row by a fold encoder (``fold``) whose
     recorded training batches exclude the row's batch: then every row is kept."""
-    batch_of = lambda row: str(row.get("batch", "")).split("-")[0]  # noqa: E731
     stale = {r.get("encoder", "") for r in dev_rows + holdout_rows} - {encoder}
     folded = [r for r in bank_rows if r.get("fold")]
     if not folded:
@@ -186,7 +184,6 @@ def main(argv: list[str] | None = None) -> int:
     dev_rows, holdout_rows = read_judged(args.judged, "dev"), read_judged(args.judged, "holdout")
     bank_rows = read_judged(args.bank_judged or args.judged, "bank")
     trained = tuple(settings.verifier_batches)
-    batch_of = lambda row: str(row.get("batch", "")).split("-")[0]  # noqa: E731
     spare = [r for r in bank_rows if batch_of(r) not in trained]  # bank questions the verifier never read
     encoder, encoder_trained = question_encoder_of(args.encoder)
     if args.write and args.encoder and encoder != question_encoder_id():

@@ -53,6 +53,11 @@ def read_judged(prefix: str, name: str) -> list[dict]:
     return rows
 
 
+def batch_of(row: dict) -> str:
+    """A row's bank batch without its writer's suffix ("b2-resident" -> "b2"); "dev" or "holdout" for theirs."""
+    return str(row.get("batch", "")).split("-")[0]
+
+
 def stage_one(ranker, features: dict) -> float:
     return ranker.probability(features) if ranker is not None else 0.0
 
@@ -72,8 +77,8 @@ def pairs_of(rows: list[dict], settings, ranker) -> list[Pair]:
 def split_rows(rows: list[dict], settings) -> tuple[list[dict], list[dict]]:
     """(training rows, rows held back): training batches per the settings; the rest held back."""
     batches = tuple(settings.verifier_batches)
-    train = [r for r in rows if str(r.get("batch", "")).split("-")[0] in batches]
-    held = [r for r in rows if str(r.get("batch", "")).split("-")[0] not in batches]
+    train = [r for r in rows if batch_of(r) in batches]
+    held = [r for r in rows if batch_of(r) not in batches]
     return train, held
 
 

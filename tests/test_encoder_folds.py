@@ -75,6 +75,10 @@ class FakeEncoder:
     def manifest(self) -> dict:
         return {"training_data": {"batches": list(self.batches)}}
 
+    @property
+    def trained_batches(self) -> tuple:
+        return tuple(self.batches)
+
     def encode(self, texts):
         self.calls.append(list(texts))
         rows = np.array([[len(t), self.scale] for t in texts], dtype="float32").reshape(-1, 2)
